@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// The `progress-desk` command.
+import { parseArgs } from "node:util";
+import { appVersion } from "../core/version.ts";
+import { EXIT, runWatch } from "./watch.ts";
+
+const USAGE = `Usage: progress-desk <command> [options]
+
+Commands:
+  watch     Follow progress cards in this terminal.
+
+watch options:
+  --json                 One JSON object per line (connection and card changes), for scripts.
+  --url <ws-url>         Gateway URL (default: OPENCLAW_GATEWAY_URL, ~/.openclaw/openclaw.json, ws://127.0.0.1:18789).
+  --token <token>        Gateway token (default: OPENCLAW_GATEWAY_TOKEN or the config file).
+  --password <password>  Gateway password, instead of a token.
+  --setup-code <code>    A setup code from \`openclaw qr\`, instead of a token.
+
+  --help, --version
+
+Exit status: 0 stopped, 2 usage, 3 auth failed, 4 pairing required, 5 Gateway update required.
+Credentials and the device identity are kept in $PROGRESS_DESK_HOME (default: the user config folder).
+`;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: "boolean", default: false },
+        url: { type: "string" },
+        token: { type: "string" },
+        password: { type: "string" },
+        "setup-code": { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+        version: { type: "boolean", short: "v", default: false },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`progress-desk: ${(err as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    process.stdout.write(`${appVersion()}\n`);
+    return EXIT.ok;
+  }
+  const command = positionals[0];
+  if (values.help || !command) {
+    (values.help ? process.stdout : process.stderr).write(USAGE);
+    return values.help ? EXIT.ok : EXIT.usage;
+  }
+  if (command !== "watch") {
+    process.stderr.write(`progress-desk: unknown command "${command}"\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (values.token && values.password) {
+    process.stderr.write("progress-desk: give --token or --password, not both\n");
+    return EXIT.usage;
+  }
+  if (values.url && !/^wss?:\/\//.test(values.url)) {
+    process.stderr.write(`progress-desk: --url must start with ws:// or wss:// (got "${values.url}")\n`);
+    return EXIT.usage;
+  }
+  const stopSignal = new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  return runWatch(
+    {
+      json: values.json ?? false,
+      ...(values.url ? { url: values.url } : {}),
+      ...(values.token ? { token: values.token } : {}),
+      ...(values.password ? { password: values.password } : {}),
+      ...(values["setup-code"] ? { setupCode: values["setup-code"] } : {}),
+    },
+    { stdout: process.stdout, stderr: process.stderr, env: process.env, stopSignal },
+  );
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`progress-desk: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

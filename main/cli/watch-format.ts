@@ -1,0 +1,143 @@
+// What `progress-desk watch` prints, as pure functions of the core's state: the
+// `--json` lines (a stable format scripts depend on), plain lines, and the TTY block.
+import { truncate } from "../core/truncate.ts";
+import type { CardEntry, ConnectionState, DeskSnapshot } from "../core/types.ts";
+
+export type CardLine = {
+  type: "card";
+  gateway: string;
+  sessionKey: string;
+  agentId: string | null;
+  revision: number | null;
+  updatedAt: number | null;
+  steps: { step: string; status: string }[];
+  markdown: string | null;
+  derived: { completed: number; total: number; current: string | null; state: string; outcome: string | null };
+  title: string;
+  hidden: boolean;
+};
+
+/** One `{"type":"card"}` object; a cleared card has revision null and state "cleared". */
+export function cardLine(entry: CardEntry): CardLine {
+  const card = entry.hidden ? null : entry.card;
+  const d = card ? entry.derived : null;
+  return {
+    type: "card",
+    gateway: entry.gatewayId,
+    sessionKey: entry.sessionKey,
+    agentId: entry.agentId,
+    revision: card?.revision ?? null,
+    updatedAt: card?.updatedAt ?? null,
+    steps: card ? card.steps.map((s) => ({ step: s.step, status: s.status })) : [],
+    markdown: card?.markdown ?? null,
+    derived: d
+      ? { completed: d.completed, total: d.total, current: d.current, state: d.state, outcome: d.outcome }
+      : { completed: 0, total: 0, current: null, state: entry.hidden ? "hidden" : "cleared", outcome: null },
+    title: entry.title,
+    hidden: entry.hidden,
+  };
+}
+
+/**
+ * What makes a card change "confirmed" and worth a line: a new revision, a clear, or a
+ * new meaning (state, counts, outcome, title, visibility). Offline marking is not one.
+ */
+export function cardSignature(entry: CardEntry): string {
+  const l = cardLine(entry);
+  return JSON.stringify([l.revision, l.derived, l.title, l.hidden]);
+}
+
+export function connectionLine(gatewayId: string, state: ConnectionState): Record<string, unknown> {
+  return { type: "connection", gateway: gatewayId, ...state };
+}
+
+function clock(ms: number | null): string {
+  if (ms === null) return "--:--";
+  return new Date(ms).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+}
+
+const STATE_LABEL: Record<string, string> = {
+  active: "working",
+  paused: "paused",
+  complete: "done",
+  note: "note",
+};
+
+function outcomeLabel(outcome: string | null): string | null {
+  if (outcome === null) return null;
+  return outcome === "done" ? "run finished" : outcome === "timeout" ? "run timed out" : `run ${outcome}`;
+}
+
+/** One line per confirmed change when stdout is not a terminal (and not --json). */
+export function plainCardLine(entry: CardEntry, width = 120): string {
+  const l = cardLine(entry);
+  if (l.revision === null) return truncate(`${clock(Date.now())} ${l.title} — ${l.hidden ? "no access" : "cleared"}`, width);
+  const parts = [clock(l.updatedAt), l.title];
+  if (l.derived.total > 0) parts.push(`${l.derived.completed}/${l.derived.total}`);
+  parts.push(STATE_LABEL[l.derived.state] ?? l.derived.state);
+  const outcome = outcomeLabel(l.derived.outcome);
+  if (outcome) parts.push(`(${outcome})`);
+  if (l.derived.current) parts.push(`— ${l.derived.current}`);
+  return truncate(parts.join(" "), width);
+}
+
+export function plainConnectionLine(label: string, state: ConnectionState, width = 160): string {
+  return truncate(`${clock(Date.now())} ${label}: ${state.state.replace(/_/g, " ")} — ${state.advice}`, width);
+}
+
+const GLYPH: Record<string, string> = { active: "▶", paused: "⏸", complete: "✓", note: "•" };
+
+/** Visible cards, most recently updated first (the popover's order, P2). */
+export function visibleCards(snapshot: DeskSnapshot): CardEntry[] {
+  return snapshot.gateways
+    .flatMap((g) => g.cards)
+    .filter((e) => e.card !== null && !e.hidden)
+    .sort((a, b) => (b.card!.updatedAt - a.card!.updatedAt) || a.sessionKey.localeCompare(b.sessionKey));
+}
+
+/** The card the terminal indicator follows: the newest active one, else the newest. */
+export function focusedCard(snapshot: DeskSnapshot): CardEntry | null {
+  const cards = visibleCards(snapshot).filter((e) => e.derived && e.derived.total > 0);
+  return cards.find((e) => e.derived!.state === "active") ?? cards[0] ?? null;
+}
+
+/** The TTY status block: connection first, then one or two lines per card. */
+export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12): string[] {
+  const lines: string[] = [];
+  const many = snapshot.gateways.length > 1;
+  for (const g of snapshot.gateways) {
+    const c = g.connection;
+    const head = c.state === "connected" ? `● ${g.label} connected` : `○ ${g.label} ${c.state.replace(/_/g, " ")}`;
+    lines.push(truncate(c.state === "connected" && !c.limited ? head : `${head} — ${c.advice}`, width));
+  }
+  const cards = visibleCards(snapshot);
+  if (cards.length === 0) lines.push("  No progress cards yet. Agents write them during longer tasks.");
+  for (const e of cards.slice(0, maxCards)) {
+    const d = e.derived!;
+    const gateway = many ? `[${snapshot.gateways.find((g) => g.id === e.gatewayId)?.label ?? e.gatewayId}] ` : "";
+    const count = d.total > 0 ? ` ${d.completed}/${d.total}` : "";
+    const marks = [
+      STATE_LABEL[d.state],
+      outcomeLabel(d.outcome),
+      e.freshness === "offline" ? `offline, as of ${clock(e.confirmedAt)}` : null,
+      e.freshness === "stale" ? "not refreshed" : null,
+      e.error ? e.error.message : null,
+      e.refresh?.status === "pending" ? "refreshing…" : e.refresh?.status === "timed_out" ? "refresh timed out" : e.refresh?.status === "failed" ? `refresh failed: ${e.refresh.error}` : null,
+    ].filter(Boolean);
+    lines.push(truncate(`${GLYPH[d.state] ?? "•"} ${gateway}${e.title}${count}  ${marks.join(" · ")}  ${clock(e.card!.updatedAt)}`, width));
+    const detail = d.current ?? firstLine(e.card!.markdown);
+    if (detail) lines.push(truncate(`    ${detail}`, width));
+  }
+  if (cards.length > maxCards) lines.push(`  … and ${cards.length - maxCards} more`);
+  return lines;
+}
+
+function firstLine(markdown: string | null): string | null {
+  if (!markdown) return null;
+  const text = markdown
+    .replace(/<[^>]*>/g, " ")
+    .split("\n")
+    .map((l) => l.replace(/^[#>*\-\s]+/, "").trim())
+    .find((l) => l !== "");
+  return text ?? "Progress updated";
+}

@@ -1,0 +1,122 @@
+// `progress-desk watch` (T1): the core without Electron, in a terminal.
+import { join } from "node:path";
+import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
+import { discoverGateway } from "../core/discovery.ts";
+import type { ConnectionState, DeskChange } from "../core/types.ts";
+import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
+import { appVersion } from "../core/version.ts";
+import { CLEAR_PROGRESS, progressSequence, terminalSupportsProgress } from "./osc-progress.ts";
+import { cardLine, cardSignature, connectionLine, focusedCard, plainCardLine, plainConnectionLine, statusBlock } from "./watch-format.ts";
+
+export type WatchOptions = {
+  json: boolean;
+  url?: string;
+  token?: string;
+  password?: string;
+  setupCode?: string;
+};
+
+export type WatchIO = {
+  stdout: NodeJS.WriteStream | { write(s: string): boolean; isTTY?: boolean; columns?: number };
+  stderr: { write(s: string): boolean };
+  env: NodeJS.ProcessEnv;
+  /** Resolves when the person asks to stop (Ctrl-C, SIGTERM). */
+  stopSignal: Promise<void>;
+};
+
+/** Exit statuses scripts can branch on. */
+export const EXIT = { ok: 0, usage: 2, auth_failed: 3, pairing_required: 4, update_required: 5 } as const;
+
+const TERMINAL_STATES = new Set(["auth_failed", "pairing_required", "update_required"]);
+const TTY_MIN_INTERVAL_MS = 100; // at most 10 redraws a second
+
+export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number> {
+  const discovered = discoverGateway({
+    env: io.env,
+    explicit: {
+      ...(opts.url ? { url: opts.url } : {}),
+      ...(opts.token ? { token: opts.token } : {}),
+      ...(opts.password ? { password: opts.password } : {}),
+      ...(opts.setupCode ? { bootstrapToken: opts.setupCode } : {}),
+    },
+  });
+  for (const note of discovered.notes) io.stderr.write(`progress-desk: ${note}\n`);
+  const gateway: GatewayConfig = { url: discovered.url };
+  if (discovered.token) gateway.token = discovered.token;
+  if (discovered.password) gateway.password = discovered.password;
+  if (discovered.bootstrapToken) gateway.bootstrapToken = discovered.bootstrapToken;
+
+  const vault = await CredentialVault.open(fileStorage(join(dataHome(io.env), "credentials.json")));
+  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion() });
+  const tty = !opts.json && Boolean(io.stdout.isTTY);
+  const osc = tty && terminalSupportsProgress(io.env);
+  const signatures = new Map<string, string>();
+  let exitCode: number = EXIT.ok;
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+
+  // ——— TTY: one block rewritten in place, throttled ———
+  let drawnLines = 0;
+  let lastDraw = 0;
+  let drawTimer: ReturnType<typeof setTimeout> | null = null;
+  let lastOsc = "";
+  const draw = (): void => {
+    drawTimer = null;
+    lastDraw = Date.now();
+    const width = Math.max(40, (io.stdout as { columns?: number }).columns ?? 100);
+    const snapshot = desk.snapshot();
+    const lines = statusBlock(snapshot, width - 1);
+    let out = drawnLines > 0 ? `\x1b[${drawnLines}F` : "";
+    out += lines.map((l) => `\x1b[2K${l}`).join("\n") + "\n\x1b[J";
+    if (osc) {
+      const seq = progressSequence(focusedCard(snapshot));
+      if (seq !== lastOsc) out += seq;
+      lastOsc = seq;
+    }
+    io.stdout.write(out);
+    drawnLines = lines.length;
+  };
+  const scheduleDraw = (): void => {
+    if (drawTimer) return;
+    drawTimer = setTimeout(draw, Math.max(0, TTY_MIN_INTERVAL_MS - (Date.now() - lastDraw)));
+  };
+
+  const onConnection = (gatewayId: string, state: ConnectionState): void => {
+    if (opts.json) io.stdout.write(JSON.stringify(connectionLine(gatewayId, state)) + "\n");
+    else if (!tty) io.stdout.write(plainConnectionLine(gatewayId, state) + "\n");
+    if (TERMINAL_STATES.has(state.state)) {
+      exitCode = EXIT[state.state as keyof typeof EXIT];
+      io.stderr.write(`progress-desk: ${state.advice}\n`);
+      finish();
+    }
+  };
+
+  desk.subscribe((change: DeskChange) => {
+    if (change.type === "connection") onConnection(change.gatewayId, change.connection);
+    else if (change.type === "card") {
+      const id = `${change.gatewayId}\u0000${change.entry.sessionKey}\u0000${change.entry.agentId ?? ""}`;
+      const sig = cardSignature(change.entry);
+      const before = signatures.get(id);
+      // The first sight of a key with no card is not a change; anything after is.
+      if (sig !== before && !(before === undefined && change.entry.card === null)) {
+        signatures.set(id, sig);
+        // Written as soon as the core has the card: stdout to a pipe is synchronous here.
+        if (opts.json) io.stdout.write(JSON.stringify(cardLine(change.entry)) + "\n");
+        else if (!tty) io.stdout.write(plainCardLine(change.entry) + "\n");
+      }
+    }
+    if (tty) scheduleDraw();
+  });
+
+  desk.start();
+  if (tty) draw();
+  await Promise.race([finished, io.stopSignal]);
+  desk.stop();
+  await vault.flush();
+  if (drawTimer) clearTimeout(drawTimer);
+  if (tty) {
+    draw();
+    if (osc) io.stdout.write(CLEAR_PROGRESS);
+  }
+  return exitCode;
+}

@@ -1,0 +1,484 @@
+// The card state of one Gateway (C2–C5, G3, G4, P4). The Gateway's saved card is the only
+// truth: a change event is a hint to read, reads are coalesced (one in flight per session,
+// and a change meanwhile causes exactly one more), and no reply replaces a newer revision.
+import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
+import { errorFacts } from "./connection-state.ts";
+import { mergeRunFields, parseSessionRow, sameSession } from "./sessions.ts";
+import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "./types.ts";
+
+export const AGENT_SCOPE_CAPABILITY = "progress-card-agent-scope-v1";
+
+/** What the store needs from a connection; tests inject a fake transport. */
+export type Transport = {
+  request<T>(method: string, params: unknown, opts?: { timeoutMs?: number | null }): Promise<T>;
+  hasCapability(name: string): boolean;
+};
+
+export type CardStoreOptions = {
+  gatewayId: string;
+  transport: Transport;
+  emit: (change: DeskChange) => void;
+  now?: () => number;
+  /** Reads in flight across sessions at once (the per-session limit is always one). */
+  maxConcurrentReads?: number;
+  /** First delay before retrying a failed read; doubles to 30 s. */
+  readRetryMs?: number;
+  subscribeParams?: Record<string, unknown>;
+};
+
+type Slot = CardEntry & {
+  /** queued: waiting for a free read; reading: a read is in flight. */
+  phase: "idle" | "queued" | "reading";
+  /** A change arrived during the read in flight: read exactly once more. */
+  again: boolean;
+  retryTimer: ReturnType<typeof setTimeout> | null;
+  retryCount: number;
+  refreshTimer: ReturnType<typeof setTimeout> | null;
+};
+
+export type ReadTarget = { sessionKey: string; agentId?: string };
+
+const PARTICIPATION = "SESSION_PARTICIPATION_REQUIRED";
+
+export function slotKey(sessionKey: string, agentId: string | null): string {
+  return sessionKey.startsWith("agent:") || !agentId ? sessionKey : `${sessionKey}\u0000${agentId}`;
+}
+
+export class CardStore {
+  private readonly opts: CardStoreOptions;
+  private readonly slots = new Map<string, Slot>();
+  private readonly sessions = new Map<string, SessionInfo>();
+  private connected = false;
+  private readsInFlight = 0;
+  private readonly waiting: Slot[] = [];
+  /** Highest number of reads ever in flight for one session (must stay 1), for tests and bench. */
+  maxInFlightPerSession = 0;
+  readCount = 0;
+
+  constructor(opts: CardStoreOptions) {
+    this.opts = opts;
+  }
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
+  // ——— reading the state ———
+
+  entries(): CardEntry[] {
+    return [...this.slots.values()].filter((s) => s.card !== null || s.error !== null).map(publicEntry);
+  }
+
+  entry(sessionKey: string, agentId: string | null = null): CardEntry | null {
+    const slot = this.slots.get(slotKey(sessionKey, agentId));
+    return slot ? publicEntry(slot) : null;
+  }
+
+  sessionList(): SessionInfo[] {
+    return [...this.sessions.values()];
+  }
+
+  // ——— connection lifecycle ———
+
+  /** A fresh connection: subscribe to the roster, then re-read every card (C4, G3). */
+  async onReady(): Promise<void> {
+    this.connected = true;
+    for (const slot of this.slots.values()) slot.retryCount = 0;
+    await this.resync(true);
+  }
+
+  /** Events were dropped: the subscription still lives, but everything is re-read. */
+  async onGap(): Promise<void> {
+    await this.resync(false);
+  }
+
+  onConnectionState(state: ConnectionState): void {
+    if (state.state === "connected") return;
+    const wasConnected = this.connected;
+    this.connected = false;
+    for (const slot of this.slots.values()) {
+      clearTimer(slot, "retryTimer");
+      slot.again = false;
+      if (slot.phase === "queued") slot.phase = "idle";
+      if (wasConnected && slot.card !== null && slot.freshness !== "offline") {
+        slot.freshness = "offline";
+        this.emitSlot(slot);
+      }
+    }
+    this.waiting.length = 0;
+  }
+
+  private async resync(subscribe: boolean): Promise<void> {
+    try {
+      const list = subscribe
+        ? ((await this.opts.transport.request<{ list?: unknown }>("sessions.subscribe", this.opts.subscribeParams ?? { limit: 100, excludeSubagents: true })).list)
+        : await this.opts.transport.request<unknown>("sessions.list", this.opts.subscribeParams ?? { limit: 100, excludeSubagents: true });
+      this.applyRoster(list);
+    } catch (err) {
+      // Without a roster cards still load (titles fall back to keys); the next reconnect retries.
+      if (!this.connected) return;
+      process.emitWarning(`Progress Desk: reading the session list failed: ${errorFacts(err).message}`);
+    }
+    if (!this.connected) return;
+    const keys = new Set<string>();
+    for (const slot of this.slots.values()) {
+      keys.add(slotKey(slot.sessionKey, slot.agentId));
+      this.requestRead(slot);
+    }
+    for (const session of this.sessions.values()) {
+      if (!keys.has(slotKey(session.key, null))) this.requestRead(this.slotFor(session.key, null));
+    }
+  }
+
+  private applyRoster(list: unknown): void {
+    const rows = Array.isArray((list as { sessions?: unknown })?.sessions) ? (list as { sessions: unknown[] }).sessions : [];
+    for (const raw of rows) {
+      const row = parseSessionRow(raw);
+      if (row) this.upsertSession(row);
+    }
+    this.opts.emit({ type: "sessions", gatewayId: this.opts.gatewayId, sessions: this.sessionList() });
+  }
+
+  private upsertSession(row: SessionInfo): boolean {
+    const before = this.sessions.get(row.key);
+    if (sameSession(before, row)) return false;
+    this.sessions.set(row.key, row);
+    const slot = this.slots.get(slotKey(row.key, null));
+    if (slot) {
+      const changedTitle = slot.title !== row.title;
+      slot.title = row.title;
+      if (this.rederive(slot) || changedTitle) this.emitSlot(slot);
+    }
+    return true;
+  }
+
+  // ——— events ———
+
+  onEvent(event: string, payload: unknown): void {
+    if (event === "progressCard.changed") this.onCardChanged(payload);
+    else if (event === "sessions.changed") this.onSessionsChanged(payload);
+  }
+
+  private onCardChanged(payload: unknown): void {
+    const p = (payload ?? {}) as { sessionKey?: unknown; revision?: unknown };
+    if (typeof p.sessionKey !== "string" || p.sessionKey === "") return;
+    const slot = this.slotForEvent(p.sessionKey);
+    const revision = typeof p.revision === "number" ? p.revision : null;
+    // Skip a hint we already hold; a null (clear/reset) is always read again (§4.4).
+    if (revision !== null && slot.card && slot.card.revision >= revision && !slot.hidden) return;
+    this.requestRead(slot);
+  }
+
+  private onSessionsChanged(payload: unknown): void {
+    const p = (payload ?? {}) as Record<string, unknown>;
+    const key = typeof p.sessionKey === "string" ? p.sessionKey : null;
+    if (!key) {
+      // A keyless update means "list again".
+      if (this.connected) void this.resync(false);
+      return;
+    }
+    const reason = typeof p.reason === "string" ? p.reason : null;
+    if (reason === "delete") {
+      const known = this.sessions.get(key);
+      const gone = typeof p.sessionId === "string" ? p.sessionId : null;
+      if (!gone || !known?.sessionId || known.sessionId === gone) this.sessions.delete(key);
+    }
+    const fullRow = parseSessionRow(p.session);
+    if (fullRow && reason !== "delete") this.upsertSession({ ...mergeRunFields(fullRow, p), key });
+    else {
+      const known = this.sessions.get(key);
+      if (known && reason !== "delete") this.upsertSession(mergeRunFields(known, p));
+    }
+    const slot = this.slots.get(slotKey(key, null));
+    // reset/delete drop the card and read again; a hidden card retries after any change for it.
+    if (reason === "reset" || reason === "delete") {
+      if (slot) this.requestRead(slot);
+    } else if (slot?.hidden || (slot?.error && slot.freshness === "stale")) {
+      this.requestRead(slot);
+    } else if (!slot && this.connected && (reason === "create" || reason === "created")) {
+      this.requestRead(this.slotFor(key, null));
+    }
+  }
+
+  // ——— slots ———
+
+  private slotFor(sessionKey: string, agentId: string | null): Slot {
+    const k = slotKey(sessionKey, agentId);
+    let slot = this.slots.get(k);
+    if (!slot) {
+      slot = {
+        gatewayId: this.opts.gatewayId,
+        sessionKey,
+        agentId: sessionKey.startsWith("agent:") ? null : agentId,
+        title: this.sessions.get(sessionKey)?.title ?? sessionKey,
+        card: null,
+        derived: null,
+        freshness: this.connected ? "live" : "offline",
+        confirmedAt: null,
+        error: null,
+        hidden: false,
+        updateRequired: false,
+        refresh: null,
+        phase: "idle",
+        again: false,
+        retryTimer: null,
+        retryCount: 0,
+        refreshTimer: null,
+      };
+      this.slots.set(k, slot);
+    }
+    return slot;
+  }
+
+  /** Events name bare keys agent-qualified (`global` read as agent X arrives as `agent:X:global`). */
+  private slotForEvent(sessionKey: string): Slot {
+    const direct = this.slots.get(sessionKey);
+    if (direct) return direct;
+    const m = /^agent:([^:]+):(.+)$/.exec(sessionKey);
+    if (m) {
+      const bare = this.slots.get(slotKey(m[2]!, m[1]!));
+      if (bare) return bare;
+    }
+    return this.slotFor(sessionKey, null);
+  }
+
+  /** Start tracking a card the person asked for (e.g. a bare key with an agent id). */
+  track(sessionKey: string, agentId: string | null = null): CardEntry {
+    const slot = this.slotFor(sessionKey, agentId);
+    if (this.connected) this.requestRead(slot);
+    return publicEntry(slot);
+  }
+
+  /** G4: agentId only for bare keys and only where the Gateway has the capability. */
+  readTarget(entry: Pick<CardEntry, "sessionKey" | "agentId">): ReadTarget | null {
+    if (entry.sessionKey.startsWith("agent:") || entry.agentId === null) return { sessionKey: entry.sessionKey };
+    if (!this.opts.transport.hasCapability(AGENT_SCOPE_CAPABILITY)) return null;
+    return { sessionKey: entry.sessionKey, agentId: entry.agentId };
+  }
+
+  // ——— the read pipeline ———
+
+  private requestRead(slot: Slot): void {
+    if (!this.connected) return;
+    if (slot.phase === "queued") return; // the queued read has not started: it will see this change
+    if (slot.phase === "reading") {
+      slot.again = true;
+      return;
+    }
+    clearTimer(slot, "retryTimer");
+    if (this.readsInFlight >= (this.opts.maxConcurrentReads ?? 16)) {
+      slot.phase = "queued";
+      this.waiting.push(slot);
+      return;
+    }
+    void this.read(slot);
+  }
+
+  private async read(slot: Slot): Promise<void> {
+    if (slot.phase === "reading") {
+      this.maxInFlightPerSession = Math.max(this.maxInFlightPerSession, 2); // never expected: recorded, not hidden
+    }
+    slot.phase = "reading";
+    slot.again = false;
+    this.readsInFlight += 1;
+    this.readCount += 1;
+    this.maxInFlightPerSession = Math.max(this.maxInFlightPerSession, 1);
+    try {
+      const target = this.readTarget(slot);
+      if (!target) {
+        if (!slot.updateRequired) {
+          slot.updateRequired = true;
+          this.emitSlot(slot);
+        }
+        return;
+      }
+      try {
+        const reply = await this.opts.transport.request<{ card?: unknown }>("progressCard.get", target);
+        this.applyRead(slot, reply?.card ?? null);
+      } catch (err) {
+        this.applyReadError(slot, err);
+      }
+    } finally {
+      this.readsInFlight -= 1;
+      slot.phase = "idle";
+      if (slot.again && this.connected) this.requestRead(slot);
+      this.drainWaiting();
+    }
+  }
+
+  private drainWaiting(): void {
+    while (this.connected && this.waiting.length > 0 && this.readsInFlight < (this.opts.maxConcurrentReads ?? 16)) {
+      const next = this.waiting.shift()!;
+      if (next.phase === "queued") void this.read(next);
+    }
+  }
+
+  private applyRead(slot: Slot, value: unknown): void {
+    let card: ProgressCard | null;
+    try {
+      card = parseCard(value);
+    } catch (err) {
+      // C5: a malformed card is an error state for this card, never a crash.
+      slot.error = { code: "MALFORMED_CARD", message: err instanceof MalformedCardError ? err.message : String(err) };
+      slot.freshness = "live";
+      slot.hidden = false;
+      this.emitSlot(slot);
+      return;
+    }
+    slot.retryCount = 0;
+    slot.hidden = false;
+    slot.error = null;
+    slot.updateRequired = false;
+    slot.freshness = "live";
+    slot.confirmedAt = this.now();
+    this.setCard(slot, card, true);
+    this.emitSlot(slot);
+  }
+
+  /**
+   * Sets the shown card unless it would regress the revision (C4). A null from a read is
+   * the state at read time and always applies; a null from anywhere else must be read.
+   */
+  private setCard(slot: Slot, card: ProgressCard | null, fromRead: boolean): boolean {
+    if (card && slot.card && card.revision < slot.card.revision) return false;
+    if (!card && !fromRead) return false;
+    slot.card = card;
+    this.rederive(slot);
+    if (card && slot.refresh && slot.refresh.status !== "failed" && card.revision > slot.refresh.baseline) {
+      // A2: a newer saved card confirms the refresh.
+      clearTimer(slot, "refreshTimer");
+      slot.refresh = null;
+    }
+    return true;
+  }
+
+  private applyReadError(slot: Slot, err: unknown): void {
+    if (!this.connected) return; // the reconnect re-reads everything
+    const facts = errorFacts(err);
+    const code = facts.detailCode ?? facts.code ?? "ERROR";
+    if (code === PARTICIPATION || /was not found/i.test(facts.message)) {
+      if (!slot.hidden) {
+        slot.hidden = true;
+        this.emitSlot(slot);
+      }
+      return;
+    }
+    if (code === "UNKNOWN_AGENT_ID") {
+      this.slots.delete(slotKey(slot.sessionKey, slot.agentId));
+      if (slot.card) {
+        slot.card = null;
+        slot.derived = null;
+        this.emitSlot(slot);
+      }
+      return;
+    }
+    if (code === "NOT_CONNECTED") return;
+    slot.error = { code, message: facts.message };
+    if (slot.card) slot.freshness = "stale";
+    this.emitSlot(slot);
+    // Keep the last card and retry with backoff while connected (P4).
+    const delay = code === "SESSION_MUTATION_AUTHORIZATION_CHANGED" ? 100 : Math.min(30_000, (this.opts.readRetryMs ?? 2000) * 2 ** slot.retryCount);
+    slot.retryCount += 1;
+    clearTimer(slot, "retryTimer");
+    slot.retryTimer = setTimeout(() => {
+      slot.retryTimer = null;
+      this.requestRead(slot);
+    }, delay);
+  }
+
+  private rederive(slot: Slot): boolean {
+    const next = slot.card ? deriveCard(slot.card, this.sessions.get(slot.sessionKey) ?? null) : null;
+    if (sameDerived(next, slot.derived)) return false;
+    slot.derived = next;
+    return true;
+  }
+
+  private emitSlot(slot: Slot): void {
+    this.opts.emit({ type: "card", gatewayId: this.opts.gatewayId, entry: publicEntry(slot) });
+  }
+
+  // ——— used by actions ———
+
+  /** Applies a card that a write returned (never a regression, never a bare null). */
+  applyWriteReply(sessionKey: string, agentId: string | null, value: unknown): ProgressCard | null {
+    const slot = this.slotFor(sessionKey, agentId);
+    let card: ProgressCard | null;
+    try {
+      card = parseCard(value);
+    } catch {
+      this.requestRead(slot);
+      return null;
+    }
+    if (card === null) {
+      this.requestRead(slot);
+      return null;
+    }
+    if (this.setCard(slot, card, false)) {
+      slot.freshness = "live";
+      slot.confirmedAt = this.now();
+      this.emitSlot(slot);
+    }
+    return card;
+  }
+
+  /** After our own clear of revision `revision`: hide it now, unless a newer card arrived. */
+  applyCleared(sessionKey: string, agentId: string | null, revision: number): void {
+    const slot = this.slotFor(sessionKey, agentId);
+    if (slot.card && slot.card.revision === revision) {
+      slot.card = null;
+      slot.derived = null;
+      clearTimer(slot, "refreshTimer");
+      slot.refresh = null;
+      this.emitSlot(slot);
+    }
+    this.requestRead(slot);
+  }
+
+  setRefresh(sessionKey: string, agentId: string | null, state: RefreshState | null, timeoutMs?: number): void {
+    const slot = this.slotFor(sessionKey, agentId);
+    clearTimer(slot, "refreshTimer");
+    if (state?.status === "pending" && slot.card && slot.card.revision > state.baseline) state = null;
+    slot.refresh = state;
+    if (state?.status === "pending" && timeoutMs !== undefined) {
+      slot.refreshTimer = setTimeout(() => {
+        slot.refreshTimer = null;
+        if (slot.refresh?.status === "pending" && slot.refresh.key === state.key) {
+          slot.refresh = { status: "timed_out", key: state.key, baseline: state.baseline, at: this.now() };
+          this.emitSlot(slot);
+        }
+      }, timeoutMs);
+    }
+    this.emitSlot(slot);
+  }
+
+  dispose(): void {
+    this.connected = false;
+    for (const slot of this.slots.values()) {
+      clearTimer(slot, "retryTimer");
+      clearTimer(slot, "refreshTimer");
+    }
+  }
+}
+
+function clearTimer(slot: Slot, which: "retryTimer" | "refreshTimer"): void {
+  const t = slot[which];
+  if (t) clearTimeout(t);
+  slot[which] = null;
+}
+
+function publicEntry(slot: Slot): CardEntry {
+  return {
+    gatewayId: slot.gatewayId,
+    sessionKey: slot.sessionKey,
+    agentId: slot.agentId,
+    title: slot.title,
+    card: slot.card,
+    derived: slot.derived,
+    freshness: slot.freshness,
+    confirmedAt: slot.confirmedAt,
+    error: slot.error,
+    hidden: slot.hidden,
+    updateRequired: slot.updateRequired,
+    refresh: slot.refresh,
+  };
+}

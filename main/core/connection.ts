@@ -1,0 +1,332 @@
+// One Gateway connection: the official GatewayClient for the socket, handshake and
+// device auth; this module owns the lifecycle around it (G2 states, G3 backoff with
+// jitter, wake, stop-on-auth-failure). One GatewayClient per attempt: a stopped client is
+// never resumed (gateway-protocol §9.4), and owning the retry loop lets the state say
+// exactly when the next attempt is.
+import { GatewayClient, type GatewayClientOptions } from "@openclaw/gateway-client";
+import { backoffDelay, DEFAULT_BACKOFF, hintedDelay, type BackoffPolicy } from "./backoff.ts";
+import {
+  checkHello,
+  describeDisconnect,
+  errorFacts,
+  offlineAdvice,
+  PROTOCOL_VERSION,
+  terminalState,
+  type ErrorFacts,
+} from "./connection-state.ts";
+import { publicKeyRawBase64UrlFromPem, signDevicePayload, type DeviceIdentity } from "./identity.ts";
+import type { ConnectionState } from "./types.ts";
+import type { CredentialVault } from "./vault.ts";
+
+export type EventFrame = { event: string; payload?: unknown; seq?: number };
+export type Hello = {
+  protocol?: number;
+  server?: { version?: string };
+  features?: { methods?: string[]; events?: string[]; capabilities?: string[] };
+  auth?: { role?: string; scopes?: string[]; deviceToken?: string };
+  policy?: { tickIntervalMs?: number };
+};
+
+/** The slice of GatewayClient this module uses; tests of faults inject a fake. */
+export type ClientLike = {
+  start(): void;
+  stop(): void;
+  request<T>(method: string, params?: unknown, opts?: { timeoutMs?: number | null }): Promise<T>;
+};
+export type ClientFactory = (opts: GatewayClientOptions) => ClientLike;
+
+export type ConnectionOptions = {
+  url: string;
+  token?: string;
+  password?: string;
+  bootstrapToken?: string;
+  vault: CredentialVault;
+  identity: DeviceIdentity;
+  clientName: "openclaw-macos" | "openclaw-linux";
+  platform: string;
+  clientVersion: string;
+  backoff?: BackoffPolicy;
+  random?: () => number;
+  now?: () => number;
+  createClient?: ClientFactory;
+  requestTimeoutMs?: number;
+  /** Called for every state change, in order. */
+  onState: (state: ConnectionState) => void;
+  /** A usable connection: the caller (re)subscribes and re-reads. */
+  onReady: (hello: Hello) => void;
+  onEvent: (event: EventFrame) => void;
+  /** Events were dropped (sequence gap): the caller re-reads as after a reconnect. */
+  onGap: () => void;
+};
+
+const ROLE = "operator";
+const SCOPES = ["operator.read", "operator.write"];
+
+export class GatewayConnection {
+  private readonly opts: ConnectionOptions;
+  private client: ClientLike | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private failures = 0;
+  private lastError: ErrorFacts | null = null;
+  private terminal = false;
+  private restartHintMs: number | null = null;
+  private lastConnectedAt: number | null = null;
+  private deviceTokenRetried = false;
+  private stopped = true;
+  private _state: ConnectionState;
+  private _hello: Hello | null = null;
+  /** Every socket attempt made, for tests and diagnostics (no reconnect storms). */
+  attempts = 0;
+
+  constructor(opts: ConnectionOptions) {
+    this.opts = opts;
+    this._state = { state: "connecting", attempt: 0, advice: `Connecting to ${opts.url}…` };
+  }
+
+  get state(): ConnectionState {
+    return this._state;
+  }
+
+  get hello(): Hello | null {
+    return this._state.state === "connected" ? this._hello : null;
+  }
+
+  get url(): string {
+    return this.opts.url;
+  }
+
+  hasCapability(name: string): boolean {
+    return this.hello?.features?.capabilities?.includes(name) ?? false;
+  }
+
+  hasMethod(name: string): boolean {
+    return this.hello?.features?.methods?.includes(name) ?? false;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.terminal = false;
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearTimer();
+    this.dropClient();
+  }
+
+  /** After sleep or unlock: the socket may be dead without knowing it, so start over now. */
+  wake(): void {
+    if (this.stopped || this.terminal) return;
+    this.failures = 0;
+    this.reconnectNow();
+  }
+
+  /** After the person changed something (credentials, approval): try again at once. */
+  retryNow(): void {
+    if (this.stopped) return;
+    this.terminal = false;
+    this.failures = 0;
+    this.deviceTokenRetried = false;
+    this.reconnectNow();
+  }
+
+  request<T>(method: string, params: unknown, opts?: { timeoutMs?: number | null }): Promise<T> {
+    if (!this.client || this._state.state !== "connected") {
+      return Promise.reject(Object.assign(new Error(`not connected to ${this.opts.url}`), { code: "NOT_CONNECTED" }));
+    }
+    return this.client.request<T>(method, params, opts);
+  }
+
+  private reconnectNow(): void {
+    this.clearTimer();
+    this.dropClient();
+    this.connect();
+  }
+
+  private deviceTokenKey(deviceId: string, role: string): string {
+    return `device-token|${this.opts.url}|${deviceId}|${role}`;
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    this.attempts += 1;
+    this.lastError = null;
+    this.setState({ state: "connecting", attempt: this.failures + 1, advice: `Connecting to ${this.opts.url}…` });
+
+    const { vault, identity } = this.opts;
+    const hasDeviceToken = vault.get(this.deviceTokenKey(identity.deviceId, ROLE)) !== null;
+    const clientOpts: GatewayClientOptions = {
+      url: this.opts.url,
+      clientName: this.opts.clientName,
+      clientVersion: this.opts.clientVersion,
+      clientDisplayName: "Progress Desk",
+      platform: this.opts.platform,
+      mode: "ui",
+      role: ROLE,
+      scopes: SCOPES,
+      minProtocol: PROTOCOL_VERSION,
+      maxProtocol: PROTOCOL_VERSION,
+      deviceIdentity: identity,
+      requestTimeoutMs: this.opts.requestTimeoutMs ?? 30_000,
+      hostDeps: {
+        signDevicePayload,
+        publicKeyRawBase64UrlFromPem,
+        loadDeviceAuthToken: ({ deviceId, role }) => {
+          const stored = vault.get(this.deviceTokenKey(deviceId, role));
+          if (!stored) return null;
+          try {
+            return JSON.parse(stored) as { token?: string; scopes?: string[] };
+          } catch {
+            return null;
+          }
+        },
+        storeDeviceAuthToken: ({ deviceId, role, token, scopes }) => {
+          vault.set(this.deviceTokenKey(deviceId, role), JSON.stringify({ token, scopes }));
+        },
+        clearDeviceAuthToken: ({ deviceId, role }) => vault.delete(this.deviceTokenKey(deviceId, role)),
+      },
+      onHelloOk: (hello) => this.handleHello(client, hello as unknown as Hello),
+      onEvent: (evt) => {
+        if (this.client !== client) return;
+        if (evt.event === "shutdown") {
+          const p = evt.payload as { restartExpectedMs?: unknown } | undefined;
+          this.restartHintMs = typeof p?.restartExpectedMs === "number" ? p.restartExpectedMs : null;
+        }
+        this.opts.onEvent(evt as EventFrame);
+      },
+      onGap: () => {
+        if (this.client === client) this.opts.onGap();
+      },
+      onConnectError: (err) => {
+        if (this.client === client) this.lastError = errorFacts(err);
+      },
+      onReconnectPaused: (info) => {
+        if (this.client === client) this.handlePaused(info.detailCode);
+      },
+      onClose: (code, reason) => {
+        if (this.client === client) this.handleClose(code, reason);
+      },
+    };
+    // Passwords and shared tokens win over a stored device token inside the client; a
+    // setup code is only needed until the first device token is issued.
+    if (this.opts.token) clientOpts.token = this.opts.token;
+    if (this.opts.password) clientOpts.password = this.opts.password;
+    if (this.opts.bootstrapToken && !hasDeviceToken) {
+      clientOpts.bootstrapToken = this.opts.bootstrapToken;
+      clientOpts.preferBootstrapToken = true;
+    }
+    const client = (this.opts.createClient ?? ((o) => new GatewayClient(o)))(clientOpts);
+    this.client = client;
+    client.start();
+  }
+
+  private handleHello(client: ClientLike, hello: Hello): void {
+    if (this.client !== client) return;
+    const incompatible = checkHello(hello, this.opts.url);
+    if (incompatible) {
+      this.terminal = true;
+      this.dropClient();
+      this.setState(incompatible);
+      return;
+    }
+    this.failures = 0;
+    this.restartHintMs = null;
+    this.deviceTokenRetried = false;
+    this._hello = hello;
+    const now = this.now();
+    this.lastConnectedAt = now;
+    const scopes = hello.auth?.scopes ?? [];
+    const limited = !SCOPES.every((s) => scopes.includes(s));
+    this.setState({
+      state: "connected",
+      since: now,
+      serverVersion: hello.server?.version ?? null,
+      scopes,
+      limited,
+      advice: limited
+        ? `Limited access: the Gateway granted ${scopes.length ? scopes.join(", ") : "no scopes"}. Approve the scope upgrade on the Gateway host (\`openclaw devices list\`).`
+        : `Connected to ${this.opts.url}.`,
+    });
+    this.opts.onReady(hello);
+  }
+
+  private handlePaused(detailCode: string | null): void {
+    const facts: ErrorFacts = this.lastError ?? { code: null, detailCode, details: null, message: "", retryAfterMs: undefined };
+    if (detailCode && !facts.detailCode) facts.detailCode = detailCode;
+    // A stale device token with a shared secret configured: forget it and pair again.
+    if (facts.detailCode === "AUTH_DEVICE_TOKEN_MISMATCH" && !this.deviceTokenRetried && (this.opts.token || this.opts.password)) {
+      this.deviceTokenRetried = true;
+      this.opts.vault.delete(this.deviceTokenKey(this.opts.identity.deviceId, ROLE));
+      this.lastError = null;
+      return; // handleClose reconnects at once
+    }
+    if (facts.detailCode === "AUTH_DEVICE_TOKEN_MISMATCH") {
+      this.opts.vault.delete(this.deviceTokenKey(this.opts.identity.deviceId, ROLE));
+    }
+    const state = terminalState(facts, { url: this.opts.url, deviceId: this.opts.identity.deviceId });
+    if (state) {
+      this.terminal = true;
+      this.setState(state);
+    }
+  }
+
+  private handleClose(code: number, reason: string): void {
+    // Own the retry: stop this client before it schedules its own reconnect.
+    this.dropClient();
+    if (this.stopped || this.terminal) return;
+    if (this.deviceTokenRetried && this.lastError === null && this._state.state !== "connected") {
+      this.connect();
+      return;
+    }
+    this.failures += 1;
+    const hinted = hintedDelay(this.lastError?.retryAfterMs);
+    const restarting = code === 1012 || this.restartHintMs !== null;
+    let delay = hinted ?? backoffDelay(this.failures, this.opts.backoff ?? DEFAULT_BACKOFF, this.opts.random);
+    if (this.restartHintMs !== null) delay = Math.min(Math.max(delay, Math.min(this.restartHintMs, 5000)), 30_000);
+    const why = describeDisconnect(code, reason, this.lastError);
+    const now = this.now();
+    this.setState({
+      state: "offline",
+      reason: why,
+      nextRetryAt: now + delay,
+      retryInMs: delay,
+      attempt: this.failures,
+      lastConnectedAt: this.lastConnectedAt,
+      restarting,
+      advice: offlineAdvice(this.opts.url, why, delay, restarting),
+    });
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.connect();
+    }, delay);
+  }
+
+  private dropClient(): void {
+    const client = this.client;
+    this.client = null;
+    this._hello = null;
+    if (client) {
+      try {
+        client.stop();
+      } catch {
+        // a client that fails to stop is already gone
+      }
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
+  private setState(state: ConnectionState): void {
+    this._state = state;
+    this.opts.onState(state);
+  }
+}

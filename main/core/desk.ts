@@ -1,0 +1,178 @@
+// The core every surface uses: one connection and one card store per configured
+// Gateway (G5), a typed snapshot, and a change stream. No windows, no protocol details
+// leak out: surfaces get cards that are already read, ordered and derived.
+import { dismissCard, refreshCard, type DismissResult } from "./actions.ts";
+import { CardStore } from "./card-store.ts";
+import { GatewayConnection, type ClientFactory } from "./connection.ts";
+import type { BackoffPolicy } from "./backoff.ts";
+import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
+import type { CardEntry, DeskChange, DeskSnapshot, GatewaySnapshot, RefreshState, Unsubscribe } from "./types.ts";
+import type { CredentialVault } from "./vault.ts";
+
+export type GatewayConfig = GatewayCredentials & {
+  /** Stable id keying every session and card of this Gateway; defaults to one from the URL. */
+  id?: string;
+  label?: string;
+  color?: string;
+};
+
+export type DeskOptions = {
+  gateways: GatewayConfig[];
+  vault: CredentialVault;
+  clientVersion: string;
+  /** process.platform by default; "darwin" connects as the macOS app (a card renderer). */
+  platform?: string;
+  refreshTimeoutMs?: number;
+  backoff?: BackoffPolicy;
+  random?: () => number;
+  createClient?: ClientFactory;
+  requestTimeoutMs?: number;
+  readRetryMs?: number;
+};
+
+type Member = {
+  id: string;
+  label: string;
+  color: string | null;
+  connection: GatewayConnection;
+  store: CardStore;
+};
+
+export class ProgressDesk {
+  private readonly members = new Map<string, Member>();
+  private readonly listeners = new Set<(change: DeskChange) => void>();
+  private readonly opts: DeskOptions;
+
+  constructor(opts: DeskOptions) {
+    this.opts = opts;
+    const identity = opts.vault.deviceIdentity();
+    const platform = opts.platform ?? process.platform;
+    for (const config of opts.gateways) {
+      const id = config.id ?? gatewayIdForUrl(config.url);
+      if (this.members.has(id)) throw new Error(`Two Gateways share the id "${id}"; give each its own id.`);
+      let store: CardStore;
+      const connection = new GatewayConnection({
+        url: config.url,
+        ...(config.token ? { token: config.token } : {}),
+        ...(config.password ? { password: config.password } : {}),
+        ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
+        vault: opts.vault,
+        identity,
+        clientName: platform === "darwin" ? "openclaw-macos" : "openclaw-linux",
+        platform,
+        clientVersion: opts.clientVersion,
+        ...(opts.backoff ? { backoff: opts.backoff } : {}),
+        ...(opts.random ? { random: opts.random } : {}),
+        ...(opts.createClient ? { createClient: opts.createClient } : {}),
+        ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+        onState: (state) => {
+          store?.onConnectionState(state);
+          this.emit({ type: "connection", gatewayId: id, connection: state });
+        },
+        onReady: () => void store.onReady(),
+        onEvent: (evt) => store.onEvent(evt.event, evt.payload),
+        onGap: () => void store.onGap(),
+      });
+      store = new CardStore({
+        gatewayId: id,
+        transport: connection,
+        emit: (change) => this.emit(change),
+        ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
+      });
+      this.members.set(id, { id, label: config.label ?? new URL(config.url).host, color: config.color ?? null, connection, store });
+    }
+  }
+
+  start(): void {
+    for (const m of this.members.values()) m.connection.start();
+  }
+
+  stop(): void {
+    for (const m of this.members.values()) {
+      m.connection.stop();
+      m.store.dispose();
+    }
+  }
+
+  /** Call after sleep, unlock or network change: reconnect and re-read now (G3, C4). */
+  wake(): void {
+    for (const m of this.members.values()) m.connection.wake();
+  }
+
+  /** Try a Gateway again at once, e.g. after the person approved pairing. */
+  retry(gatewayId: string): void {
+    this.member(gatewayId).connection.retryNow();
+  }
+
+  subscribe(listener: (change: DeskChange) => void): Unsubscribe {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  snapshot(): DeskSnapshot {
+    return { gateways: [...this.members.values()].map((m) => this.gatewaySnapshot(m)) };
+  }
+
+  gatewayIds(): string[] {
+    return [...this.members.keys()];
+  }
+
+  entry(gatewayId: string, sessionKey: string, agentId: string | null = null): CardEntry | null {
+    return this.member(gatewayId).store.entry(sessionKey, agentId);
+  }
+
+  /** Follow a card by key (for example a bare `global` key with its agent id, G4). */
+  track(gatewayId: string, sessionKey: string, agentId: string | null = null): CardEntry {
+    return this.member(gatewayId).store.track(sessionKey, agentId);
+  }
+
+  async dismiss(gatewayId: string, sessionKey: string, opts: { revision: number; confirmed?: boolean; agentId?: string | null }): Promise<DismissResult> {
+    const m = this.member(gatewayId);
+    const entry = m.store.entry(sessionKey, opts.agentId ?? null);
+    if (!entry) return { outcome: "gone" };
+    return dismissCard(m.store, m.connection, entry, opts);
+  }
+
+  async refresh(gatewayId: string, sessionKey: string, opts: { retry?: boolean; agentId?: string | null } = {}): Promise<RefreshState | null> {
+    const m = this.member(gatewayId);
+    const entry = m.store.entry(sessionKey, opts.agentId ?? null);
+    if (!entry?.card) return null;
+    return refreshCard(m.store, m.connection, entry, {
+      ...(opts.retry ? { retry: true } : {}),
+      timeoutMs: this.opts.refreshTimeoutMs ?? 120_000,
+    });
+  }
+
+  /** Diagnostics for tests and benchmarks. */
+  stats(gatewayId: string): { attempts: number; reads: number; maxInFlightPerSession: number } {
+    const m = this.member(gatewayId);
+    return { attempts: m.connection.attempts, reads: m.store.readCount, maxInFlightPerSession: m.store.maxInFlightPerSession };
+  }
+
+  private gatewaySnapshot(m: Member): GatewaySnapshot {
+    return {
+      id: m.id,
+      label: m.label,
+      url: m.connection.url,
+      connection: m.connection.state,
+      sessions: m.store.sessionList(),
+      cards: m.store.entries(),
+    };
+  }
+
+  private member(gatewayId: string): Member {
+    const m = this.members.get(gatewayId);
+    if (!m) throw new Error(`No Gateway with id "${gatewayId}"`);
+    return m;
+  }
+
+  private emit(change: DeskChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        process.emitWarning(`Progress Desk: a change listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+}

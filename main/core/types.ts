@@ -1,0 +1,130 @@
+// The core's data model: what the Gateway sends (cards, session rows) and what every
+// surface (Electron, browser host, `watch`) reads (snapshot + change stream).
+
+export type StepStatus = "pending" | "in_progress" | "completed";
+export type Step = { step: string; status: StepStatus };
+
+/** A saved card exactly as the Gateway returned it (C1), after validation. */
+export type ProgressCard = {
+  sessionKey: string;
+  revision: number;
+  updatedAt: number;
+  markdown: string | null;
+  steps: Step[];
+};
+
+export type RunStatus = "queued" | "running" | "done" | "failed" | "killed" | "timeout";
+
+/** The parts of a `sessions.list` row the core uses (gateway-protocol §5.2). */
+export type SessionInfo = {
+  key: string;
+  /** The transcript id; a delete names it so a newer session reusing the key survives. */
+  sessionId: string | null;
+  agentId: string | null;
+  title: string;
+  kind: SessionKind;
+  updatedAt: number | null;
+  status: RunStatus | null;
+  hasActiveRun: boolean | null;
+  /** null = unknown (the Gateway said so, or never told). */
+  activeRunIds: string[] | null;
+  startedAt: number | null;
+  endedAt: number | null;
+};
+
+export type SessionKind = "main" | "dashboard" | "cron" | "subagent" | "other";
+
+/** R6/R7: what the card means right now. */
+export type CardState = "active" | "paused" | "complete" | "note";
+export type RunOutcome = "done" | "failed" | "killed" | "timeout";
+
+export type CardDerived = {
+  completed: number;
+  total: number;
+  /** R1: the in_progress step, else the next pending one. */
+  current: string | null;
+  state: CardState;
+  /** Set when a finished run covers this card (R6). */
+  outcome: RunOutcome | null;
+};
+
+/**
+ * How far the shown card can be trusted:
+ * live — confirmed by the last read on a live connection;
+ * stale — the last read failed, the card is the last one loaded (P4);
+ * offline — the connection is down; the card is as last confirmed (G3).
+ */
+export type Freshness = "live" | "stale" | "offline";
+
+export type RefreshState =
+  | { status: "pending"; key: string; baseline: number; startedAt: number }
+  | { status: "failed"; key: string; error: string; code: string | null; terminal: boolean; at: number }
+  | { status: "timed_out"; key: string; baseline: number; at: number };
+
+/** One card slot: a session (on one Gateway) that has, had, or may have a card. */
+export type CardEntry = {
+  gatewayId: string;
+  sessionKey: string;
+  /** The agentId used for reads and clears of this key (G4); null when not sent. */
+  agentId: string | null;
+  title: string;
+  card: ProgressCard | null;
+  derived: CardDerived | null;
+  freshness: Freshness;
+  /** When a read last confirmed `card` (ms), null before the first read. */
+  confirmedAt: number | null;
+  /** The last read's failure while freshness is stale, or a malformed card (C5). */
+  error: { code: string; message: string } | null;
+  /** The Gateway says this connection no longer participates in the session (P4). */
+  hidden: boolean;
+  /** The card needs a capability this Gateway lacks (G4). */
+  updateRequired: boolean;
+  refresh: RefreshState | null;
+};
+
+export type ConnectionState =
+  | { state: "connecting"; attempt: number; advice: string }
+  | {
+      state: "connected";
+      since: number;
+      serverVersion: string | null;
+      scopes: string[];
+      /** read+write were not both granted: show "limited access". */
+      limited: boolean;
+      advice: string;
+    }
+  | {
+      state: "offline";
+      reason: string;
+      nextRetryAt: number;
+      retryInMs: number;
+      attempt: number;
+      lastConnectedAt: number | null;
+      /** The Gateway announced a restart (shutdown with restartExpectedMs). */
+      restarting: boolean;
+      advice: string;
+    }
+  | { state: "pairing_required"; requestId: string | null; deviceId: string; command: string | null; reason: string; advice: string }
+  | { state: "auth_failed"; code: string; setting: "token" | "password" | "setup code" | "device token" | "identity"; advice: string }
+  | { state: "update_required"; reason: string; advice: string };
+
+export type ConnectionStateName = ConnectionState["state"];
+
+export type GatewaySnapshot = {
+  id: string;
+  label: string;
+  url: string;
+  connection: ConnectionState;
+  sessions: SessionInfo[];
+  /** Every card entry, visible or not; surfaces filter on hidden/card. */
+  cards: CardEntry[];
+};
+
+export type DeskSnapshot = { gateways: GatewaySnapshot[] };
+
+export type DeskChange =
+  | { type: "connection"; gatewayId: string; connection: ConnectionState }
+  | { type: "card"; gatewayId: string; entry: CardEntry }
+  | { type: "sessions"; gatewayId: string; sessions: SessionInfo[] };
+
+export type Unsubscribe = () => void;

@@ -3,7 +3,7 @@
 // and a change meanwhile causes exactly one more), and no reply replaces a newer revision.
 import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
 import { errorFacts } from "./connection-state.ts";
-import { mergeRunFields, parseSessionRow, sameSession } from "./sessions.ts";
+import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "./sessions.ts";
 import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "./types.ts";
 
 export const AGENT_SCOPE_CAPABILITY = "progress-card-agent-scope-v1";
@@ -31,6 +31,8 @@ type Slot = CardEntry & {
   phase: "idle" | "queued" | "reading";
   /** A change arrived during the read in flight: read exactly once more. */
   again: boolean;
+  /** Bumped when a write reply is applied, so a read that started earlier cannot undo it. */
+  writeEpoch: number;
   retryTimer: ReturnType<typeof setTimeout> | null;
   retryCount: number;
   refreshTimer: ReturnType<typeof setTimeout> | null;
@@ -39,6 +41,8 @@ type Slot = CardEntry & {
 export type ReadTarget = { sessionKey: string; agentId?: string };
 
 const PARTICIPATION = "SESSION_PARTICIPATION_REQUIRED";
+/** Sub-agents cannot write cards (gateway-protocol §4.7), so the roster leaves them out. */
+const DEFAULT_ROSTER_PARAMS = { limit: 100, excludeSubagents: true, includeDerivedTitles: true };
 
 export function slotKey(sessionKey: string, agentId: string | null): string {
   return sessionKey.startsWith("agent:") || !agentId ? sessionKey : `${sessionKey}\u0000${agentId}`;
@@ -66,7 +70,8 @@ export class CardStore {
   // ——— reading the state ———
 
   entries(): CardEntry[] {
-    return [...this.slots.values()].filter((s) => s.card !== null || s.error !== null).map(publicEntry);
+    // Sessions with nothing to show stay out; a card that cannot be read says why.
+    return [...this.slots.values()].filter((s) => s.card !== null || s.error !== null || s.updateRequired).map(publicEntry);
   }
 
   entry(sessionKey: string, agentId: string | null = null): CardEntry | null {
@@ -111,8 +116,8 @@ export class CardStore {
   private async resync(subscribe: boolean): Promise<void> {
     try {
       const list = subscribe
-        ? ((await this.opts.transport.request<{ list?: unknown }>("sessions.subscribe", this.opts.subscribeParams ?? { limit: 100, excludeSubagents: true })).list)
-        : await this.opts.transport.request<unknown>("sessions.list", this.opts.subscribeParams ?? { limit: 100, excludeSubagents: true });
+        ? ((await this.opts.transport.request<{ list?: unknown }>("sessions.subscribe", this.opts.subscribeParams ?? DEFAULT_ROSTER_PARAMS)).list)
+        : await this.opts.transport.request<unknown>("sessions.list", this.opts.subscribeParams ?? DEFAULT_ROSTER_PARAMS);
       this.applyRoster(list);
     } catch (err) {
       // Without a roster cards still load (titles fall back to keys); the next reconnect retries.
@@ -164,8 +169,10 @@ export class CardStore {
     if (typeof p.sessionKey !== "string" || p.sessionKey === "") return;
     const slot = this.slotForEvent(p.sessionKey);
     const revision = typeof p.revision === "number" ? p.revision : null;
-    // Skip a hint we already hold; a null (clear/reset) is always read again (§4.4).
-    if (revision !== null && slot.card && slot.card.revision >= revision && !slot.hidden) return;
+    // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
+    // Events arrive in order, so a lower revision than the one held means the card was
+    // reset (a clear restarts revisions at 1): read it rather than ignore it.
+    if (revision !== null && slot.card && slot.card.revision === revision && !slot.hidden) return;
     this.requestRead(slot);
   }
 
@@ -210,7 +217,7 @@ export class CardStore {
         gatewayId: this.opts.gatewayId,
         sessionKey,
         agentId: sessionKey.startsWith("agent:") ? null : agentId,
-        title: this.sessions.get(sessionKey)?.title ?? sessionKey,
+        title: this.sessions.get(sessionKey)?.title ?? shortKeyTitle(sessionKey),
         card: null,
         derived: null,
         freshness: this.connected ? "live" : "offline",
@@ -221,6 +228,7 @@ export class CardStore {
         refresh: null,
         phase: "idle",
         again: false,
+        writeEpoch: 0,
         retryTimer: null,
         retryCount: 0,
         refreshTimer: null,
@@ -292,9 +300,10 @@ export class CardStore {
         }
         return;
       }
+      const epoch = slot.writeEpoch;
       try {
         const reply = await this.opts.transport.request<{ card?: unknown }>("progressCard.get", target);
-        this.applyRead(slot, reply?.card ?? null);
+        this.applyRead(slot, reply?.card ?? null, epoch);
       } catch (err) {
         this.applyReadError(slot, err);
       }
@@ -313,7 +322,7 @@ export class CardStore {
     }
   }
 
-  private applyRead(slot: Slot, value: unknown): void {
+  private applyRead(slot: Slot, value: unknown, epoch: number): void {
     let card: ProgressCard | null;
     try {
       card = parseCard(value);
@@ -323,6 +332,12 @@ export class CardStore {
       slot.freshness = "live";
       slot.hidden = false;
       this.emitSlot(slot);
+      return;
+    }
+    // A write reply that landed while this read was in flight is newer than what the read
+    // saw, unless the read shows a newer revision still: never go back (C4), read again.
+    if (epoch !== slot.writeEpoch && slot.card && (card === null || card.revision < slot.card.revision)) {
+      slot.again = true;
       return;
     }
     slot.retryCount = 0;
@@ -336,12 +351,13 @@ export class CardStore {
   }
 
   /**
-   * Sets the shown card unless it would regress the revision (C4). A null from a read is
-   * the state at read time and always applies; a null from anywhere else must be read.
+   * Sets the shown card. Reads of one session are serialized, so a read is the Gateway's
+   * latest state and always applies (a clear restarts revisions at 1, so a lower revision
+   * from a read is a new card, not an old one). Anything else (a write reply) only moves
+   * forward, and a null from it must be confirmed by a read.
    */
   private setCard(slot: Slot, card: ProgressCard | null, fromRead: boolean): boolean {
-    if (card && slot.card && card.revision < slot.card.revision) return false;
-    if (!card && !fromRead) return false;
+    if (!fromRead && (!card || (slot.card && card.revision <= slot.card.revision))) return false;
     slot.card = card;
     this.rederive(slot);
     if (card && slot.refresh && slot.refresh.status !== "failed" && card.revision > slot.refresh.baseline) {
@@ -414,6 +430,7 @@ export class CardStore {
       return null;
     }
     if (this.setCard(slot, card, false)) {
+      slot.writeEpoch += 1;
       slot.freshness = "live";
       slot.confirmedAt = this.now();
       this.emitSlot(slot);

@@ -219,7 +219,14 @@ export class GatewayConnection {
     }
     const client = (this.opts.createClient ?? ((o) => new GatewayClient(o)))(clientOpts);
     this.client = client;
-    client.start();
+    try {
+      client.start();
+    } catch (err) {
+      this.lastError = errorFacts(err);
+    }
+    // A socket that could not even be created fails synchronously, and on a first attempt
+    // the client reports nothing more: decide here.
+    if (this.lastError && this.client === client) this.handlePaused(this.lastError.detailCode);
   }
 
   private handleHello(client: ClientLike, hello: Hello): void {
@@ -269,7 +276,24 @@ export class GatewayConnection {
     if (state) {
       this.terminal = true;
       this.setState(state);
+      return;
     }
+    if (/plaintext ws:\/\/|SECURITY ERROR/i.test(facts.message)) {
+      // The client refuses unencrypted remote URLs before opening a socket.
+      this.terminal = true;
+      this.dropClient();
+      this.setState({
+        state: "auth_failed",
+        code: "INSECURE_URL",
+        setting: "url",
+        advice: `${this.opts.url} is a remote Gateway over plain ws://, which would expose the token. Use wss://, or an SSH tunnel to the Gateway's loopback port (ssh -N -L 18789:127.0.0.1:18789 host) with ws://127.0.0.1:18789.`,
+      });
+      return;
+    }
+    // The client gave up on its own without a close to follow (e.g. a socket it could not
+    // create): own the retry as for any other failure.
+    this.dropClient();
+    this.scheduleRetry(null, "");
   }
 
   private handleClose(code: number, reason: string): void {
@@ -280,6 +304,11 @@ export class GatewayConnection {
       this.connect();
       return;
     }
+    this.scheduleRetry(code, reason);
+  }
+
+  private scheduleRetry(code: number | null, reason: string): void {
+    this.clearTimer();
     this.failures += 1;
     const hinted = hintedDelay(this.lastError?.retryAfterMs);
     const restarting = code === 1012 || this.restartHintMs !== null;

@@ -13,15 +13,23 @@ function text(v: unknown): string | null {
 }
 
 export function sessionKind(key: string, row?: Record<string, unknown>): SessionKind {
-  if (row && (typeof row.spawnedBy === "string" || typeof row.parentSessionKey === "string" || row.kind === "subagent")) {
-    return "subagent";
-  }
+  if (row && ((typeof row.spawnDepth === "number" && row.spawnDepth > 0) || typeof row.spawnedBy === "string")) return "subagent";
+  const classified = row?.classification;
+  if (classified === "main" || classified === "dashboard" || classified === "cron" || classified === "subagent") return classified;
   const rest = key.startsWith("agent:") ? key.split(":").slice(2) : key.split(":");
   if (rest[0] === "main" && rest.length === 1) return "main";
   if (rest[0] === "dashboard") return "dashboard";
   if (rest[0] === "cron") return "cron";
   if (rest.includes("subagent")) return "subagent";
   return "other";
+}
+
+/** A readable stand-in for an untitled session: `dashboard:3f0c1a2b`, agent-prefixed unless main. */
+export function shortKeyTitle(key: string): string {
+  const m = /^agent:([^:]+):(.+)$/.exec(key);
+  const agent = m ? m[1]! : null;
+  const rest = (m ? m[2]! : key).replace(/\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "$1");
+  return agent && agent !== "main" ? `${agent} · ${rest}` : rest;
 }
 
 /** The agent id a key names (`agent:<id>:…`), else null. */
@@ -41,7 +49,7 @@ export function parseSessionRow(value: unknown): SessionInfo | null {
     key,
     sessionId: typeof row.sessionId === "string" ? row.sessionId : null,
     agentId: text(row.agentId) ?? agentIdOfKey(key),
-    title: text(row.label) ?? text(row.displayName) ?? text(row.derivedTitle) ?? key,
+    title: text(row.label) ?? text(row.displayName) ?? text(row.derivedTitle) ?? shortKeyTitle(key),
     kind: sessionKind(key, row),
     updatedAt: num(row.updatedAt),
     status,

@@ -52,9 +52,9 @@ export function truncate(text: string, budget: number): string {
     if (isDetailToken(word) && room >= Math.min(12, budget)) {
       return out + sep + middleEllipsis(word, room);
     }
-    if (out === "") {
-      // One long word with no boundary: hard cut.
-      return g.slice(0, budget - 1).join("") + ELLIPSIS;
+    if (out === "" || room > budget / 2) {
+      // No boundary, or one that would waste over half the budget: cut inside the word.
+      return out + sep + graphemes(word).slice(0, Math.max(0, room - 1)).join("") + ELLIPSIS;
     }
     return appendEllipsis(out, budget);
   }

@@ -105,7 +105,7 @@ export type ConnectionState =
       advice: string;
     }
   | { state: "pairing_required"; requestId: string | null; deviceId: string; command: string | null; reason: string; advice: string }
-  | { state: "auth_failed"; code: string; setting: "token" | "password" | "setup code" | "device token" | "identity"; advice: string }
+  | { state: "auth_failed"; code: string; setting: "token" | "password" | "setup code" | "device token" | "identity" | "url"; advice: string }
   | { state: "update_required"; reason: string; advice: string };
 
 export type ConnectionStateName = ConnectionState["state"];

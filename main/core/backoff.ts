@@ -14,7 +14,7 @@ export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1000, maxMs: 30_000, 
 export function backoffDelay(attempt: number, policy: BackoffPolicy = DEFAULT_BACKOFF, random: () => number = Math.random): number {
   const base = Math.min(policy.maxMs, policy.initialMs * policy.multiplier ** Math.max(0, attempt - 1));
   const spread = base * policy.jitter;
-  return Math.max(0, Math.round(base - spread + random() * 2 * spread));
+  return Math.min(policy.maxMs, Math.max(0, Math.round(base - spread + random() * 2 * spread)));
 }
 
 /** A server hint (retryAfterMs) wins, clamped to 100–2000 ms as the official client does. */

@@ -171,7 +171,7 @@ export class CardStore {
     const revision = typeof p.revision === "number" ? p.revision : null;
     // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
     // Events arrive in order, so a lower revision than the one held means the card was
-    // reset (a clear restarts revisions at 1): read it rather than ignore it.
+    // reset (an unconditional clear or a session reset restarts revisions at 1): read it.
     if (revision !== null && slot.card && slot.card.revision === revision && !slot.hidden) return;
     this.requestRead(slot);
   }
@@ -179,12 +179,12 @@ export class CardStore {
   private onSessionsChanged(payload: unknown): void {
     const p = (payload ?? {}) as Record<string, unknown>;
     const key = typeof p.sessionKey === "string" ? p.sessionKey : null;
+    const reason = typeof p.reason === "string" ? p.reason : null;
     if (!key) {
-      // A keyless update means "list again".
-      if (this.connected) void this.resync(false);
+      // A keyless `update` means "list again"; other keyless reasons are housekeeping.
+      if (this.connected && (reason === "update" || reason === null)) void this.resync(false);
       return;
     }
-    const reason = typeof p.reason === "string" ? p.reason : null;
     if (reason === "delete") {
       const known = this.sessions.get(key);
       const gone = typeof p.sessionId === "string" ? p.sessionId : null;
@@ -352,8 +352,8 @@ export class CardStore {
 
   /**
    * Sets the shown card. Reads of one session are serialized, so a read is the Gateway's
-   * latest state and always applies (a clear restarts revisions at 1, so a lower revision
-   * from a read is a new card, not an old one). Anything else (a write reply) only moves
+   * latest state and always applies (an unconditional clear or a session reset restarts
+   * revisions at 1 — seen on 2026.9.6 — so a lower revision from a read is a new card). Anything else (a write reply) only moves
    * forward, and a null from it must be confirmed by a read.
    */
   private setCard(slot: Slot, card: ProgressCard | null, fromRead: boolean): boolean {

@@ -59,8 +59,10 @@ export function parseCard(value: unknown): ProgressCard | null {
       if (bytes(item.step) > MAX_STEP_BYTES) {
         throw new MalformedCardError(`card step ${i + 1} is over the ${MAX_STEP_BYTES}-byte limit`);
       }
+      const text = stripInvisible(item.step);
+      if (text.trim() === "") throw new MalformedCardError(`card step ${i + 1} has no text`);
       if (item.status === "in_progress") inProgress += 1;
-      steps.push({ step: stripInvisible(item.step), status: item.status as StepStatus });
+      steps.push({ step: text, status: item.status as StepStatus });
     }
     if (inProgress > 1) throw new MalformedCardError("card has more than one in_progress step");
   }

@@ -66,7 +66,7 @@ export function terminalState(facts: ErrorFacts, ctx: { url: string; deviceId: s
       advice: `The Gateway at ${ctx.url} is not compatible with this app (${dc}). Update OpenClaw on the Gateway host (openclaw 2026.9.6 or later) or update Progress Desk.`,
     };
   }
-  if (dc === null || !(dc.startsWith("AUTH_") || dc.startsWith("DEVICE_") || dc.includes("DEVICE_IDENTITY") || dc.endsWith("_REQUIRED"))) {
+  if (dc === null || !(dc.startsWith("AUTH_") || dc.startsWith("DEVICE_") || dc.includes("DEVICE_IDENTITY"))) {
     return null;
   }
   if (TOKEN_CODES.has(dc)) {

@@ -72,6 +72,8 @@ export class GatewayConnection {
   private restartHintMs: number | null = null;
   private lastConnectedAt: number | null = null;
   private deviceTokenRetried = false;
+  /** One immediate reconnect after forgetting a stale device token, then normal backoff. */
+  private reconnectAtOnce = false;
   private stopped = true;
   private _state: ConnectionState;
   private _hello: Hello | null = null;
@@ -112,6 +114,7 @@ export class GatewayConnection {
 
   stop(): void {
     this.stopped = true;
+    this.reconnectAtOnce = false;
     this.clearTimer();
     this.dropClient();
   }
@@ -265,6 +268,7 @@ export class GatewayConnection {
     // A stale device token with a shared secret configured: forget it and pair again.
     if (facts.detailCode === "AUTH_DEVICE_TOKEN_MISMATCH" && !this.deviceTokenRetried && (this.opts.token || this.opts.password)) {
       this.deviceTokenRetried = true;
+      this.reconnectAtOnce = true;
       this.opts.vault.delete(this.deviceTokenKey(this.opts.identity.deviceId, ROLE));
       this.lastError = null;
       return; // handleClose reconnects at once
@@ -300,7 +304,8 @@ export class GatewayConnection {
     // Own the retry: stop this client before it schedules its own reconnect.
     this.dropClient();
     if (this.stopped || this.terminal) return;
-    if (this.deviceTokenRetried && this.lastError === null && this._state.state !== "connected") {
+    if (this.reconnectAtOnce) {
+      this.reconnectAtOnce = false;
       this.connect();
       return;
     }

@@ -30,10 +30,16 @@ export type DiscoveryInput = {
 };
 
 /** The path OpenClaw itself reads its config from (gateway-protocol §8.3). */
+function expandHome(p: string, home: string): string {
+  const t = p.trim();
+  return /^~(?=$|[\\/])/.test(t) ? join(home, t.slice(1)) : t;
+}
+
 export function openclawConfigPath(env: NodeJS.ProcessEnv, home: string): string {
-  if (env.OPENCLAW_CONFIG_PATH) return env.OPENCLAW_CONFIG_PATH;
-  if (env.OPENCLAW_STATE_DIR) return join(env.OPENCLAW_STATE_DIR, "openclaw.json");
-  return join(env.OPENCLAW_HOME || home, ".openclaw", "openclaw.json");
+  const h = env.OPENCLAW_HOME?.trim() || home;
+  if (env.OPENCLAW_CONFIG_PATH?.trim()) return expandHome(env.OPENCLAW_CONFIG_PATH, h);
+  if (env.OPENCLAW_STATE_DIR?.trim()) return join(expandHome(env.OPENCLAW_STATE_DIR, h), "openclaw.json");
+  return join(h, ".openclaw", "openclaw.json");
 }
 
 type FileFacts = { port?: number; token?: string; password?: string; mode?: string; notes: string[] };
@@ -114,7 +120,7 @@ export function discoverGateway(input: DiscoveryInput = {}): Discovered {
     if (env.OPENCLAW_GATEWAY_TOKEN) result.token = env.OPENCLAW_GATEWAY_TOKEN;
     if (env.OPENCLAW_GATEWAY_PASSWORD) result.password = env.OPENCLAW_GATEWAY_PASSWORD;
     result.sources.auth = env.OPENCLAW_GATEWAY_TOKEN ? "OPENCLAW_GATEWAY_TOKEN" : "OPENCLAW_GATEWAY_PASSWORD";
-  } else if (file && urlSource !== "settings" && urlSource !== "OPENCLAW_GATEWAY_URL") {
+  } else if (file && (!["settings", "OPENCLAW_GATEWAY_URL"].includes(urlSource) || sameLocalGateway(url, file.port ?? DEFAULT_GATEWAY_PORT))) {
     // The file's credentials belong to the file's Gateway, not to one named elsewhere.
     const usePassword = file.mode === "password";
     if (usePassword && file.password) result.password = file.password;
@@ -123,6 +129,15 @@ export function discoverGateway(input: DiscoveryInput = {}): Discovered {
     if (result.token || result.password) result.sources.auth = configPath;
   }
   return result;
+}
+
+function sameLocalGateway(url: string, port: number): boolean {
+  try {
+    const u = new URL(url);
+    return ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname) && Number(u.port || 80) === port;
+  } catch {
+    return false;
+  }
 }
 
 /** A stable, readable id for a Gateway URL: the same URL always keys the same cards. */

@@ -1,0 +1,118 @@
+// Real agent runs (the Gateway, its agent runtime and its progress_card tool are real; the
+// model is the scripted OpenAI-compatible fixture): agent-written cards, active vs paused
+// from the run lifecycle (R6), and a refresh confirmed by a newer revision (A2).
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
+import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import { plan, startDesk, type DeskHarness } from "./support.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+let model: ScriptedModel;
+let gw: TestGateway;
+let user: BareClient; // sends the chat turns
+let d: DeskHarness;
+const home = mkdtempSync(join(tmpdir(), "pd-agent-runs-"));
+
+before(async () => {
+  model = await startScriptedModel();
+  gw = await startGateway({ model });
+  user = await connectBareClient(gw);
+  d = await startDesk(gw);
+  await d.waitForState("connected", 45_000);
+  // The first turn after start is slow (workspace and index set-up): warm up once.
+  const warm = await user.createSession();
+  await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 90_000 });
+}, { timeout: 180_000 });
+
+after(async () => {
+  d?.stop();
+  await user?.close();
+  await gw?.dispose();
+  await model?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe("agent-written cards", () => {
+  test("a card written by the agent's own progress_card tool reaches the store and watch --json", { timeout: 90_000 }, async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") };
+    for (const k of Object.keys(env)) if (k.startsWith("OPENCLAW_")) delete env[k];
+    const watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    try {
+      for (let i = 0; i < 200 && !out.includes('"state":"connected"'); i += 1) await new Promise((r) => setTimeout(r, 100));
+      const key = await user.createSession();
+      const steps = [
+        { step: "Read the failing test", status: "completed" as const },
+        { step: "Fix the owner check", status: "in_progress" as const },
+        { step: "Run the suite", status: "pending" as const },
+      ];
+      const turn = await user.runTurn(key, [
+        { tool: "progress_card", args: { plan: steps, markdown: '<progress aria-label="Checks · 1/3" value="1" max="3"></progress>\n\nFixing it' } },
+        { text: "Working" },
+      ]);
+      assert.equal(turn.phase, "end");
+      const e = await d.waitForCard(key, (x) => x.card !== null);
+      assert.deepEqual(e.card?.steps, steps);
+      assert.match(e.card?.markdown ?? "", /Checks · 1\/3/);
+      assert.equal(e.derived?.current, "Fix the owner check");
+      for (let i = 0; i < 100 && !out.includes(key); i += 1) await new Promise((r) => setTimeout(r, 100));
+      const line = out
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, any>)
+        .find((l) => l.type === "card" && l.sessionKey === key && l.revision !== null);
+      assert.ok(line, "watch printed the agent's card");
+      assert.deepEqual(line.steps, steps);
+      assert.equal(line.derived.completed, 1);
+    } finally {
+      watch.kill("SIGINT");
+    }
+  });
+
+  test("active while the run lives, paused after it ends unfinished (R6)", { timeout: 90_000 }, async () => {
+    const key = await user.createSession();
+    const states: string[] = [];
+    const off = d.desk.subscribe((c) => {
+      if (c.type === "card" && c.entry.sessionKey === key && c.entry.derived) states.push(c.entry.derived.state);
+    });
+    try {
+      const turn = user.runTurn(key, [
+        { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending") } },
+        // The run stays alive while the model "thinks".
+        { text: "Stopping here for now", delayMs: 4000 },
+      ]);
+      const active = await d.waitForCard(key, (x) => x.derived?.state === "active", 30_000);
+      assert.equal(active.derived?.completed, 1);
+      await turn;
+      const paused = await d.waitForCard(key, (x) => x.derived?.state === "paused", 30_000);
+      assert.equal(paused.card?.revision, active.card?.revision, "the run ending changes the meaning, not the card");
+      assert.deepEqual([...new Set(states)].slice(-2), ["active", "paused"]);
+    } finally {
+      off();
+    }
+  });
+
+  test("refresh is confirmed by a newer saved card (A2)", { timeout: 60_000 }, async () => {
+    const key = await user.createSession();
+    await user.runTurn(key, [{ tool: "progress_card", args: { plan: plan("in_progress", "pending") } }, { text: "Paused" }]);
+    const e = await d.waitForCard(key, (x) => x.card !== null && x.derived?.state === "paused", 30_000);
+    const pending = await d.desk.refresh(d.gatewayId, key);
+    assert.equal(pending?.status, "pending");
+    assert.equal(pending?.status === "pending" && pending.baseline, e.card!.revision);
+    const confirmed = await d.waitForCard(key, (x) => x.card!.revision > e.card!.revision && x.refresh === null, 30_000);
+    // The scripted model answers a refresh by advancing the plan one step.
+    assert.equal(confirmed.derived?.completed, 1);
+    const refreshPrompts = model.requests().filter((r) => JSON.stringify(r.body).includes("Refresh this session"));
+    assert.ok(refreshPrompts.length >= 1, "the Gateway really asked the model to refresh");
+  });
+});

@@ -1,0 +1,231 @@
+// `progress-desk watch` (T1) as people and scripts run it: the built bin against a real Gateway.
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
+import { plan, sleep } from "./support.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+const bin = join(root, "dist", "main", "cli", "progress-desk.js");
+
+let gw: TestGateway;
+let agent: BareClient;
+const homes: string[] = [];
+
+before(async () => {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first (npm test does)`);
+  gw = await startGateway();
+  agent = await connectBareClient(gw);
+});
+
+after(async () => {
+  await agent?.close();
+  await gw?.dispose();
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
+});
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("OPENCLAW_")) env[k] = v;
+  const home = mkdtempSync(join(tmpdir(), "pd-watch-"));
+  homes.push(home);
+  // No ~/.openclaw of the machine's user may leak in.
+  return { ...env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd"), ...extra };
+}
+
+type Watcher = {
+  child: ChildProcess;
+  lines: Record<string, unknown>[];
+  stderr: () => string;
+  next(pred: (l: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  exit: Promise<number | null>;
+  stop(): Promise<number | null>;
+};
+
+function watchJson(args: string[], env: NodeJS.ProcessEnv): Watcher {
+  const child = spawn(process.execPath, [bin, "watch", "--json", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: Record<string, unknown>[] = [];
+  let buf = "";
+  let err = "";
+  const waiters = new Set<() => void>();
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    buf += chunk;
+    let i: number;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      lines.push(JSON.parse(line) as Record<string, unknown>); // every line must be JSON
+      for (const w of [...waiters]) w();
+    }
+  });
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (err += c));
+  const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return {
+    child,
+    lines,
+    stderr: () => err,
+    exit,
+    next(pred, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        let from = 0;
+        const check = (): boolean => {
+          for (; from < lines.length; from += 1) {
+            if (pred(lines[from]!)) {
+              const hit = lines[from]!;
+              from += 1;
+              waiters.delete(onLine);
+              clearTimeout(timer);
+              resolve(hit);
+              return true;
+            }
+          }
+          return false;
+        };
+        const onLine = (): void => void check();
+        const timer = setTimeout(() => {
+          waiters.delete(onLine);
+          reject(new Error(`no matching line in ${timeoutMs} ms; got:\n${lines.map((l) => JSON.stringify(l).slice(0, 200)).join("\n")}\nstderr: ${err}`));
+        }, timeoutMs);
+        if (!check()) waiters.add(onLine);
+      });
+    },
+    async stop() {
+      child.kill("SIGINT");
+      return exit;
+    },
+  };
+}
+
+describe("watch --json", () => {
+  test("connection lines, then one card line per confirmed change, with the documented fields", async () => {
+    const w = watchJson(["--url", gw.url, "--token", gw.token], cleanEnv());
+    try {
+      const connecting = await w.next((l) => l.type === "connection");
+      assert.equal(connecting.state, "connecting");
+      const connected = await w.next((l) => l.type === "connection" && l.state === "connected", 45_000);
+      assert.equal(typeof connected.gateway, "string");
+
+      const key = await agent.createSession();
+      await agent.put(key, { markdown: "Checking **things**", plan: plan("completed", "in_progress", "pending") });
+      const line = await w.next((l) => l.type === "card" && l.sessionKey === key);
+      assert.deepEqual(Object.keys(line).sort(), ["agentId", "derived", "gateway", "hidden", "markdown", "revision", "sessionKey", "steps", "title", "type", "updatedAt"].sort());
+      assert.equal(line.gateway, connected.gateway);
+      assert.equal(line.revision, 1);
+      assert.equal(line.agentId, null);
+      assert.equal(line.markdown, "Checking **things**");
+      assert.deepEqual(line.steps, [
+        { step: "Step 1", status: "completed" },
+        { step: "Step 2", status: "in_progress" },
+        { step: "Step 3", status: "pending" },
+      ]);
+      assert.deepEqual(line.derived, { completed: 1, total: 3, current: "Step 2", state: "paused", outcome: null });
+      assert.equal(typeof line.title, "string");
+      assert.equal(typeof line.updatedAt, "number");
+
+      await agent.put(key, {});
+      const cleared = await w.next((l) => l.type === "card" && l.sessionKey === key && l.revision === null);
+      assert.deepEqual(cleared.steps, []);
+      assert.equal(cleared.markdown, null);
+      assert.equal(cleared.derived.state, "cleared");
+
+      assert.equal(await w.stop(), 0, "Ctrl-C ends watch with status 0");
+    } finally {
+      w.child.kill("SIGKILL");
+    }
+  });
+
+  test("finds the Gateway from OPENCLAW_GATEWAY_URL and OPENCLAW_GATEWAY_TOKEN", async () => {
+    const w = watchJson([], cleanEnv({ OPENCLAW_GATEWAY_URL: gw.url, OPENCLAW_GATEWAY_TOKEN: gw.token }));
+    try {
+      await w.next((l) => l.type === "connection" && l.state === "connected", 45_000);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test("finds the Gateway from a JSON5 openclaw.json (port and token)", async () => {
+    const env = cleanEnv();
+    const dir = join(env.HOME!, ".openclaw");
+    spawnSync("mkdir", ["-p", dir]);
+    writeFileSync(join(dir, "openclaw.json"), `{\n  // written by onboarding\n  gateway: { port: ${gw.port}, auth: { mode: "token", token: "${gw.token}" }, },\n}\n`);
+    const w = watchJson([], env);
+    try {
+      const c = await w.next((l) => l.type === "connection" && l.state === "connected", 45_000);
+      assert.match(String(c.advice), new RegExp(String(gw.port)));
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test("a wrong token ends watch with status 3 and the G2 advice", async () => {
+    const w = watchJson(["--url", gw.url, "--token", "e".repeat(64)], cleanEnv());
+    const line = await w.next((l) => l.type === "connection" && l.state === "auth_failed", 30_000);
+    assert.equal(line.setting, "token");
+    assert.equal(await w.exit, 3);
+    assert.match(w.stderr(), /rejected the token/);
+  });
+});
+
+describe("watch, plain and usage", () => {
+  test("plain lines when stdout is not a terminal", async () => {
+    const child = spawn(process.execPath, [bin, "watch", "--url", gw.url, "--token", gw.token], { env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    try {
+      const key = await agent.createSession();
+      for (let i = 0; i < 100 && !/connected/.test(out); i += 1) await sleep(200);
+      await agent.put(key, { plan: plan("completed", "completed") });
+      for (let i = 0; i < 100 && !/2\/2 done/.test(out); i += 1) await sleep(100);
+      assert.match(out, /connected — Connected to/);
+      assert.match(out, /2\/2 done/);
+      assert.doesNotMatch(out, /\x1b\[/, "no escape sequences in plain mode");
+    } finally {
+      child.kill("SIGINT");
+    }
+  });
+
+  test("usage errors exit 2", () => {
+    const env = cleanEnv();
+    assert.equal(spawnSync(process.execPath, [bin, "nope"], { env }).status, 2);
+    assert.equal(spawnSync(process.execPath, [bin, "watch", "--url", "http://x"], { env }).status, 2);
+    assert.equal(spawnSync(process.execPath, [bin, "watch", "--token", "a", "--password", "b"], { env }).status, 2);
+    assert.equal(spawnSync(process.execPath, [bin, "watch", "--bogus"], { env }).status, 2);
+    const help = spawnSync(process.execPath, [bin, "--help"], { env, encoding: "utf8" });
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /watch/);
+  });
+});
+
+describe("watch in a terminal", { skip: spawnSync("script", ["--version"]).status !== 0 ? "util-linux `script` (a pseudo-terminal) is not installed" : false }, () => {
+  test("one block rewritten in place, at most 10 redraws a second, and the OSC 9;4 indicator", async () => {
+    const env = cleanEnv({ TERM_PROGRAM: "ghostty", COLUMNS: "100" });
+    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} watch --url ${gw.url} --token ${gw.token}`;
+    const child: ChildProcess = spawn("script", ["-qfec", cmd, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
+    try {
+      for (let i = 0; i < 150 && !/connected/.test(out); i += 1) await sleep(200);
+      const key = await agent.createSession();
+      const start = out.length;
+      const t0 = Date.now();
+      for (let i = 1; i <= 30; i += 1) {
+        await agent.put(key, { plan: [{ step: `Write ${i}`, status: i === 30 ? "completed" : "in_progress" }, { step: "Last", status: i === 30 ? "completed" : "pending" }] });
+      }
+      for (let i = 0; i < 50 && !/Last|2\/2/.test(out.slice(start)); i += 1) await sleep(100);
+      await sleep(300);
+      const seconds = (Date.now() - t0) / 1000;
+      const burst = out.slice(start);
+      const redraws = (burst.match(/\x1b\[J/g) ?? []).length;
+      assert.ok(redraws >= 1, "the block was redrawn");
+      assert.ok(redraws <= Math.ceil(seconds * 10) + 1, `${redraws} redraws in ${seconds.toFixed(1)} s`);
+      assert.match(burst, /\x1b\[\d+F/, "the block moves the cursor up to rewrite itself");
+      assert.match(out, /\x1b\]9;4;1;100\x07/, "the focused card sets the terminal progress indicator");
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});

@@ -1,0 +1,197 @@
+// A "bare protocol" operator client for tests: plays the agent's user and other clients over the
+// official GatewayClient, with a fresh in-memory device identity (silently paired on loopback).
+import { randomUUID } from "node:crypto";
+import { GatewayClient, type GatewayClientRequestOptions } from "@openclaw/gateway-client";
+import type { EventFrame, HelloOk } from "@openclaw/gateway-protocol/frame-guards";
+import { createDeviceIdentity, publicKeyRawBase64UrlFromPem, signDevicePayload } from "../../main/core/identity.ts";
+
+export type { EventFrame, HelloOk };
+export type PlanStep = { step: string; status: "pending" | "in_progress" | "completed" };
+export type ProgressCard = {
+  sessionKey: string;
+  revision: number;
+  updatedAt: number;
+  markdown?: string;
+  steps?: PlanStep[];
+};
+export type CardInput = { markdown?: string; plan?: PlanStep[]; expectedRevision?: number };
+export type TurnResult = { runId: string; phase: "end" | "error"; event: EventFrame };
+
+export type BareClient = {
+  /** The latest hello-ok (a reconnect replaces it). */
+  readonly hello: HelloOk;
+  /** How many hello-oks so far (1 after connect; +1 per reconnect). */
+  helloCount(): number;
+  /** Resolves once `count` hello-oks have arrived, e.g. `waitForHello(c.helloCount() + 1)` across a restart. */
+  waitForHello(count: number, timeoutMs?: number): Promise<HelloOk>;
+  /** Socket closes seen (code, reason). */
+  closes: { code: number; reason: string }[];
+  /** The device token issued in hello-ok, if any. */
+  deviceToken: string | undefined;
+  deviceId: string;
+  request<T = Record<string, unknown>>(method: string, params?: unknown, opts?: GatewayClientRequestOptions): Promise<T>;
+  /** Every event received, in order. */
+  events: EventFrame[];
+  /** Resolves with the first event from index `since` (default 0: includes past events) matching `pred`. */
+  waitForEvent(pred: (e: EventFrame) => boolean, timeoutMs?: number, since?: number): Promise<EventFrame>;
+  createSession(): Promise<string>;
+  put(sessionKey: string, card: CardInput): Promise<{ card: ProgressCard | null }>;
+  get(sessionKey: string): Promise<{ card: ProgressCard | null }>;
+  runTurn(sessionKey: string, script: unknown[], opts?: { message?: string; timeoutMs?: number }): Promise<TurnResult>;
+  close(): Promise<void>;
+};
+
+const HELLO_TIMEOUT_MS = 45_000;
+
+/** Payload accessor for predicates: `p(e).sessionKey`. */
+export function p(e: EventFrame): any {
+  return (e.payload ?? {}) as any;
+}
+
+export async function connectBareClient(
+  gw: { url: string; token: string },
+  opts: { platform?: string; clientName?: "openclaw-linux" | "openclaw-macos" } = {},
+): Promise<BareClient> {
+  const identity = createDeviceIdentity();
+  const tokens = new Map<string, { token: string; scopes: string[] }>();
+  const events: EventFrame[] = [];
+  const waiters = new Set<{ pred: (e: EventFrame) => boolean; resolve: (e: EventFrame) => void }>();
+  let lastError: unknown = null;
+  const hellos: HelloOk[] = [];
+  const helloWaiters = new Set<() => void>();
+  const closes: { code: number; reason: string }[] = [];
+
+  const hello = Promise.withResolvers<HelloOk>();
+  const client = new GatewayClient({
+    url: gw.url,
+    token: gw.token,
+    clientName: opts.clientName ?? "openclaw-linux",
+    clientDisplayName: "Progress Desk test client",
+    clientVersion: "0.1.0",
+    platform: opts.platform ?? process.platform,
+    mode: "ui",
+    role: "operator",
+    scopes: ["operator.read", "operator.write"],
+    minProtocol: 4,
+    maxProtocol: 4,
+    deviceIdentity: identity,
+    hostDeps: {
+      signDevicePayload,
+      publicKeyRawBase64UrlFromPem,
+      loadDeviceAuthToken: ({ deviceId, role }) => tokens.get(`${deviceId}|${role}`) ?? null,
+      storeDeviceAuthToken: ({ deviceId, role, token, scopes }) => void tokens.set(`${deviceId}|${role}`, { token, scopes }),
+      clearDeviceAuthToken: ({ deviceId, role }) => void tokens.delete(`${deviceId}|${role}`),
+    },
+    onHelloOk: (h) => {
+      hellos.push(h);
+      hello.resolve(h);
+      for (const w of helloWaiters) w();
+    },
+    onClose: (code, reason) => void closes.push({ code, reason }),
+    onConnectError: (error) => {
+      lastError = error; // Startup errors are retried by the client; only the deadline fails.
+    },
+    onReconnectPaused: (info) =>
+      hello.reject(new Error(`connect paused: ${info.code} ${info.reason} (${info.detailCode ?? "no detail"})`)),
+    onEvent: (event) => {
+      events.push(event);
+      for (const w of waiters) {
+        if (w.pred(event)) {
+          waiters.delete(w);
+          w.resolve(event);
+        }
+      }
+    },
+  });
+  client.start();
+
+  let helloOk: HelloOk;
+  const deadline = setTimeout(
+    () => hello.reject(new Error(`no hello-ok within ${HELLO_TIMEOUT_MS / 1000} s (last error: ${String(lastError)})`)),
+    HELLO_TIMEOUT_MS,
+  );
+  try {
+    helloOk = await hello.promise;
+  } catch (error) {
+    await client.stopAndWait({ timeoutMs: 2000 }).catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(deadline);
+  }
+
+  const request = <T = Record<string, unknown>>(method: string, params?: unknown, ropts?: GatewayClientRequestOptions) =>
+    client.request<T>(method, params, ropts);
+
+  function waitForEvent(pred: (e: EventFrame) => boolean, timeoutMs = 30_000, since = 0): Promise<EventFrame> {
+    for (let i = since; i < events.length; i++) {
+      if (pred(events[i]!)) return Promise.resolve(events[i]!);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        pred,
+        resolve: (e: EventFrame) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`no matching event within ${timeoutMs} ms (${pred.toString().slice(0, 200)})`));
+      }, timeoutMs);
+      waiters.add(waiter);
+    });
+  }
+
+  return {
+    get hello() {
+      return hellos.at(-1) ?? helloOk;
+    },
+    helloCount: () => hellos.length,
+    waitForHello(count, timeoutMs = 60_000) {
+      return new Promise<HelloOk>((resolve, reject) => {
+        const check = () => {
+          if (hellos.length < count) return;
+          helloWaiters.delete(check);
+          clearTimeout(timer);
+          resolve(hellos[count - 1]!);
+        };
+        const timer = setTimeout(() => {
+          helloWaiters.delete(check);
+          reject(new Error(`hello-ok #${count} did not arrive within ${timeoutMs} ms (have ${hellos.length})`));
+        }, timeoutMs);
+        helloWaiters.add(check);
+        check();
+      });
+    },
+    closes,
+    deviceToken: (helloOk as { auth?: { deviceToken?: string } }).auth?.deviceToken,
+    deviceId: identity.deviceId,
+    request,
+    events,
+    waitForEvent,
+    async createSession() {
+      const result = await request<{ key: string }>("sessions.create", {});
+      return result.key;
+    },
+    put: (sessionKey, card) => request<{ card: ProgressCard | null }>("progressCard.put", { sessionKey, ...card }),
+    get: (sessionKey) => request<{ card: ProgressCard | null }>("progressCard.get", { sessionKey }),
+    async runTurn(sessionKey, script, topts = {}) {
+      const idempotencyKey = randomUUID();
+      const message = `${topts.message ?? "Run the scripted turn."}\nSCRIPT:${JSON.stringify(script)}`;
+      const since = events.length;
+      const ack = await request<{ runId?: string }>("chat.send", { sessionKey, message, idempotencyKey });
+      const runId = ack.runId ?? idempotencyKey;
+      const event = await waitForEvent(
+        (e) =>
+          e.event === "agent" &&
+          p(e).runId === runId &&
+          p(e).stream === "lifecycle" &&
+          (p(e).data?.phase === "end" || p(e).data?.phase === "error"),
+        topts.timeoutMs ?? 60_000,
+        since,
+      );
+      return { runId, phase: p(event).data.phase, event };
+    },
+    close: () => client.stopAndWait({ timeoutMs: 5000 }),
+  };
+}

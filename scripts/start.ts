@@ -1,6 +1,6 @@
 // `npm start`: the Electron app where an Electron binary and the shell exist; otherwise
-// the same core in this terminal (`progress-desk watch`), saying why.
-import { spawn } from "node:child_process";
+// the browser host, opened in the default browser when there is one, saying why.
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { findElectronBinary } from "./electron-binary.ts";
@@ -10,20 +10,38 @@ const shell = join(root, "dist", "main", "electron", "app.js");
 const electron = findElectronBinary(root);
 const extra = process.argv.slice(2);
 
-let command: string;
-let args: string[];
+function browserOpener(): string | null {
+  const candidates = process.platform === "darwin" ? ["open"] : process.platform === "win32" ? [] : ["xdg-open"];
+  if (process.platform === "linux" && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return null;
+  for (const c of candidates) if (spawnSync("sh", ["-c", `command -v ${c}`]).status === 0) return c;
+  return null;
+}
+
 if (electron.path && existsSync(shell)) {
-  command = electron.path;
-  args = [root, ...extra];
+  const child = spawn(electron.path, [root, ...extra], { stdio: "inherit" });
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 } else {
   const why = "reason" in electron ? electron.reason : "the Electron shell is not built in this checkout";
-  process.stderr.write(
-    `Progress Desk: not starting the Electron app: ${why}.\n` +
-      "Showing your progress cards in this terminal instead (progress-desk watch). Ctrl-C quits.\n\n",
-  );
-  command = process.execPath;
-  args = [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", ...extra];
+  process.stderr.write(`Progress Desk: not starting the Electron app: ${why}.\nStarting the browser host instead (progress-desk host).\n`);
+  const child = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "host", ...extra], { stdio: ["ignore", "pipe", "inherit"] });
+  let first: string | null = null;
+  let buf = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    if (first !== null) return void process.stdout.write(chunk);
+    buf += chunk;
+    const nl = buf.indexOf("\n");
+    if (nl < 0) return;
+    first = buf.slice(0, nl);
+    process.stdout.write(`${first}\n${buf.slice(nl + 1)}`);
+    const opener = browserOpener();
+    if (opener) {
+      spawn(opener, [first], { stdio: "ignore", detached: true }).unref();
+      process.stderr.write("Opened Progress Desk in your default browser.\n");
+    } else {
+      process.stderr.write("No browser to open here: open the address above in a browser on this machine.\n");
+    }
+  });
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 }
-const child = spawn(command, args, { stdio: "inherit" });
-for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

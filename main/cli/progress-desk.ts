@@ -2,12 +2,15 @@
 // The `progress-desk` command.
 import { parseArgs } from "node:util";
 import { appVersion } from "../core/version.ts";
+import { runHost } from "./host.ts";
 import { EXIT, runWatch } from "./watch.ts";
 
 const USAGE = `Usage: progress-desk <command> [options]
 
 Commands:
   watch     Follow progress cards in this terminal.
+  host      Serve the Progress Desk pages on 127.0.0.1 for a browser; prints the page's
+            address (with a per-launch secret) as the first line on stdout.
 
 watch options:
   --json                 One JSON object per line (connection and card changes), for scripts.
@@ -15,6 +18,10 @@ watch options:
   --token <token>        Gateway token (default: OPENCLAW_GATEWAY_TOKEN or the config file).
   --password <password>  Gateway password, instead of a token.
   --setup-code <code>    A setup code from \`openclaw qr\`, instead of a token.
+
+host options:
+  --port <n>             Port on 127.0.0.1 (default or 0: a free one). It never opens a browser.
+  --url, --token, --password as for watch (used for this run instead of Settings).
 
   --help, --version
 
@@ -34,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
         token: { type: "string" },
         password: { type: "string" },
         "setup-code": { type: "string" },
+        port: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", short: "v", default: false },
       },
@@ -52,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
     (values.help ? process.stdout : process.stderr).write(USAGE);
     return values.help ? EXIT.ok : EXIT.usage;
   }
-  if (command !== "watch") {
+  if (command !== "watch" && command !== "host") {
     process.stderr.write(`progress-desk: unknown command "${command}"\n\n${USAGE}`);
     return EXIT.usage;
   }
@@ -68,6 +76,22 @@ async function main(argv: string[]): Promise<number> {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
+  if (command === "host") {
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      process.stderr.write(`progress-desk: --port must be a port number (got "${values.port}")\n`);
+      return EXIT.usage;
+    }
+    return runHost(
+      {
+        port,
+        ...(values.url ? { url: values.url } : {}),
+        ...(values.token ? { token: values.token } : {}),
+        ...(values.password ? { password: values.password } : {}),
+      },
+      { stdout: process.stdout, stderr: process.stderr, env: process.env, stopSignal },
+    );
+  }
   return runWatch(
     {
       json: values.json ?? false,

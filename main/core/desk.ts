@@ -36,6 +36,7 @@ type Member = {
   color: string | null;
   connection: GatewayConnection;
   store: CardStore;
+  config: GatewayConfig;
 };
 
 export class ProgressDesk {
@@ -43,51 +44,84 @@ export class ProgressDesk {
   private readonly listeners = new Set<(change: DeskChange) => void>();
   private readonly opts: DeskOptions;
 
+  private started = false;
+  private readonly identity;
+
   constructor(opts: DeskOptions) {
     this.opts = opts;
-    const identity = opts.vault.deviceIdentity();
+    this.identity = opts.vault.deviceIdentity();
+    for (const config of opts.gateways) this.addMember(config);
+  }
+
+  private addMember(config: GatewayConfig): Member {
+    const opts = this.opts;
+    const identity = this.identity;
     const platform = opts.platform ?? process.platform;
-    for (const config of opts.gateways) {
-      const id = config.id ?? gatewayIdForUrl(config.url);
-      if (this.members.has(id)) throw new Error(`Two Gateways share the id "${id}"; give each its own id.`);
-      let store: CardStore;
-      const connection = new GatewayConnection({
-        url: config.url,
-        ...(config.token ? { token: config.token } : {}),
-        ...(config.password ? { password: config.password } : {}),
-        ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
-        vault: opts.vault,
-        identity,
-        clientName: platform === "darwin" ? "openclaw-macos" : "openclaw-linux",
-        platform,
-        clientVersion: opts.clientVersion,
-        ...(opts.backoff ? { backoff: opts.backoff } : {}),
-        ...(opts.random ? { random: opts.random } : {}),
-        ...(opts.createClient ? { createClient: opts.createClient } : {}),
-        ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
-        onState: (state) => {
-          store?.onConnectionState(state);
-          this.emit({ type: "connection", gatewayId: id, connection: state });
-        },
-        onReady: () => void store.onReady(),
-        onEvent: (evt) => store.onEvent(evt.event, evt.payload),
-        onGap: () => void store.onGap(),
-      });
-      store = new CardStore({
-        gatewayId: id,
-        transport: connection,
-        emit: (change) => this.emit(change),
-        ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
-      });
-      this.members.set(id, { id, label: config.label ?? new URL(config.url).host, color: config.color ?? null, connection, store });
+    const id = config.id ?? gatewayIdForUrl(config.url);
+    if (this.members.has(id)) throw new Error(`Two Gateways share the id "${id}"; give each its own id.`);
+    let store: CardStore;
+    const connection = new GatewayConnection({
+      url: config.url,
+      ...(config.token ? { token: config.token } : {}),
+      ...(config.password ? { password: config.password } : {}),
+      ...(config.bootstrapToken ? { bootstrapToken: config.bootstrapToken } : {}),
+      vault: opts.vault,
+      identity,
+      clientName: platform === "darwin" ? "openclaw-macos" : "openclaw-linux",
+      platform,
+      clientVersion: opts.clientVersion,
+      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+      ...(opts.random ? { random: opts.random } : {}),
+      ...(opts.createClient ? { createClient: opts.createClient } : {}),
+      ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+      onState: (state) => {
+        store?.onConnectionState(state);
+        this.emit({ type: "connection", gatewayId: id, connection: state });
+      },
+      onReady: () => void store.onReady(),
+      onEvent: (evt) => store.onEvent(evt.event, evt.payload),
+      onGap: () => void store.onGap(),
+    });
+    store = new CardStore({
+      gatewayId: id,
+      transport: connection,
+      emit: (change) => this.emit(change),
+      ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
+    });
+    const member: Member = { id, label: config.label ?? new URL(config.url).host, color: config.color ?? null, connection, store, config };
+    this.members.set(id, member);
+    return member;
+  }
+
+  /**
+   * Replaces the Gateway list (Settings changed it). Unchanged Gateways keep their
+   * connection and cards; removed ones stop; new or edited ones connect afresh.
+   */
+  configure(gateways: GatewayConfig[]): void {
+    const wanted = new Map(gateways.map((g) => [g.id ?? gatewayIdForUrl(g.url), g]));
+    for (const [id, m] of this.members) {
+      const next = wanted.get(id);
+      if (!next || JSON.stringify(next) !== JSON.stringify(m.config)) {
+        m.connection.stop();
+        m.store.dispose();
+        this.members.delete(id);
+      }
     }
+    for (const [id, config] of wanted) {
+      if (this.members.has(id)) continue;
+      const m = this.addMember({ ...config, id });
+      if (this.started) m.connection.start();
+    }
+    this.emit({ type: "gateways", gateways: [...this.members.values()].map((m) => ({ id: m.id, label: m.label, url: m.connection.url, color: m.color })) });
   }
 
   start(): void {
+    this.started = true;
     for (const m of this.members.values()) m.connection.start();
   }
 
   stop(): void {
+    this.started = false;
     for (const m of this.members.values()) {
       m.connection.stop();
       m.store.dispose();
@@ -153,6 +187,7 @@ export class ProgressDesk {
     return {
       id: m.id,
       label: m.label,
+      color: m.color,
       url: m.connection.url,
       connection: m.connection.state,
       sessions: m.store.sessionList(),

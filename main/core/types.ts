@@ -113,6 +113,7 @@ export type ConnectionStateName = ConnectionState["state"];
 export type GatewaySnapshot = {
   id: string;
   label: string;
+  color: string | null;
   url: string;
   connection: ConnectionState;
   sessions: SessionInfo[];
@@ -125,6 +126,8 @@ export type DeskSnapshot = { gateways: GatewaySnapshot[] };
 export type DeskChange =
   | { type: "connection"; gatewayId: string; connection: ConnectionState }
   | { type: "card"; gatewayId: string; entry: CardEntry }
-  | { type: "sessions"; gatewayId: string; sessions: SessionInfo[] };
+  | { type: "sessions"; gatewayId: string; sessions: SessionInfo[] }
+  /** The Gateway list changed (Settings): surfaces reload the snapshot. */
+  | { type: "gateways"; gateways: { id: string; label: string; url: string; color: string | null }[] };
 
 export type Unsubscribe = () => void;

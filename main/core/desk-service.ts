@@ -1,0 +1,90 @@
+// The main-process side of the page contract: every verb a page may call, validated, run
+// against the core and the settings. Electron's IPC and the browser host both forward
+// here, so the two behave the same. The service decides which Gateways the core uses:
+// the ones in Settings, else the zero-configuration local one (G1).
+import { ContractError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type SettingsPatch } from "../../preload/contract.ts";
+import type { ProgressDesk, GatewayConfig } from "./desk.ts";
+import type { Discovered } from "./discovery.ts";
+import type { SettingsStore } from "./settings.ts";
+
+export type DeskServiceOptions = {
+  desk: ProgressDesk;
+  settings: SettingsStore;
+  /** The zero-configuration Gateway, used while Settings lists none. */
+  discovered: Discovered;
+  /** Explicit command-line Gateway: wins over Settings for this run. */
+  override?: GatewayConfig;
+  openExternal: (url: string) => Promise<boolean> | boolean;
+  openPage?: (page: Page, card?: CardRef) => Promise<void> | void;
+};
+
+export type DeskService = {
+  call(method: string, args: unknown): Promise<unknown>;
+  subscribe(listener: (event: DeskEvent) => void): () => void;
+  /** The Gateways the core should use now. */
+  gateways(): GatewayConfig[];
+};
+
+export function localGateway(discovered: Discovered): GatewayConfig {
+  const c: GatewayConfig = { url: discovered.url, label: "Local" };
+  if (discovered.token) c.token = discovered.token;
+  if (discovered.password) c.password = discovered.password;
+  if (discovered.bootstrapToken) c.bootstrapToken = discovered.bootstrapToken;
+  return c;
+}
+
+export function createDeskService(opts: DeskServiceOptions): DeskService {
+  const { desk, settings } = opts;
+  const gateways = (): GatewayConfig[] => {
+    if (opts.override) return [opts.override];
+    const configured = settings.gatewayConfigs();
+    return configured.length > 0 ? configured : [localGateway(opts.discovered)];
+  };
+  const reconfigure = (): void => desk.configure(gateways());
+
+  const handlers: Record<string, (...args: any[]) => unknown> = {
+    snapshot: () => desk.snapshot(),
+    dismiss: (card: CardRef, revision: number, confirmed: boolean) =>
+      desk.dismiss(card.gatewayId, card.sessionKey, { revision, confirmed, agentId: card.agentId }),
+    refresh: (card: CardRef, retry: boolean) => desk.refresh(card.gatewayId, card.sessionKey, { retry, agentId: card.agentId }),
+    retryConnection: (gatewayId: string) => desk.retry(gatewayId),
+    getSettings: () => settings.view(),
+    updateSettings: (patch: SettingsPatch) => settings.update(patch),
+    saveGateway: (input: GatewayInput) => {
+      const s = settings.saveGateway(input);
+      reconfigure();
+      return s;
+    },
+    removeGateway: (id: string) => {
+      const s = settings.removeGateway(id);
+      reconfigure();
+      return s;
+    },
+    openExternal: (url: string) => (isSafeExternalUrl(url) ? opts.openExternal(url) : false),
+    openPage: (page: Page, card?: CardRef) => opts.openPage?.(page, card),
+  };
+
+  return {
+    gateways,
+    async call(method, args) {
+      const valid = validateArgs(method, args);
+      const handler = handlers[method];
+      if (!handler) throw new ContractError(`unknown method ${method}`);
+      try {
+        return (await handler(...valid)) ?? null;
+      } catch (err) {
+        if (err instanceof ContractError) throw err;
+        // Core errors (an unknown Gateway id, say) are the page's mistake, told plainly.
+        throw Object.assign(new Error((err as Error).message), { code: "FAILED" });
+      }
+    },
+    subscribe(listener) {
+      const offDesk = desk.subscribe((change) => listener({ type: "change", change }));
+      const offSettings = settings.onChange((s) => listener({ type: "settings", settings: s }));
+      return () => {
+        offDesk();
+        offSettings();
+      };
+    },
+  };
+}

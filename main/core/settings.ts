@@ -1,0 +1,194 @@
+// Local settings (S1–S3) and the Gateway list (G5). Plain values live in a JSON document
+// (a file headless, electron-store in Electron); Gateway secrets live in the vault only.
+// Pages get `Settings` with hasToken-style flags, never a secret.
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { GatewayInput, GatewaySettingsView, Milestone, Settings, SettingsPatch } from "../../preload/contract.ts";
+import type { GatewayConfig } from "./desk.ts";
+import type { CredentialVault } from "./vault.ts";
+
+export type StoredGateway = { id: string; label: string; color: string; url: string };
+type Document = Omit<Settings, "gateways"> & { gateways: StoredGateway[] };
+
+export type SettingsBackend = { read(): unknown; write(doc: unknown): Promise<void> };
+
+const MILESTONES: Milestone[] = ["newCard", "stepCompleted", "allCompleted", "pausedOrBlocked", "refreshFailed"];
+const COLORS = ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff"];
+
+export function defaultSettings(): Document {
+  return {
+    showCards: true,
+    collapseByDefault: false,
+    notifications: {
+      enabled: true,
+      milestones: { newCard: true, stepCompleted: true, allCompleted: true, pausedOrBlocked: true, refreshFailed: true },
+      quietHours: { enabled: false, start: "22:00", end: "08:00" },
+    },
+    trayTitle: true,
+    launchAtLogin: false,
+    gateways: [],
+    pinned: [],
+  };
+}
+
+const bool = (v: unknown, d: boolean): boolean => (typeof v === "boolean" ? v : d);
+const clock = (v: unknown, d: string): string => (typeof v === "string" && /^([01]\d|2[0-3]):[0-5]\d$/.test(v) ? v : d);
+
+/** Whatever was on disk, made valid: unknown keys dropped, bad values back to defaults. */
+export function normalizeSettings(raw: unknown): Document {
+  const d = defaultSettings();
+  const r = (raw && typeof raw === "object" ? raw : {}) as Record<string, any>;
+  const n = (r.notifications && typeof r.notifications === "object" ? r.notifications : {}) as Record<string, any>;
+  const milestones = {} as Record<Milestone, boolean>;
+  for (const m of MILESTONES) milestones[m] = bool(n.milestones?.[m], d.notifications.milestones[m]);
+  const gateways: StoredGateway[] = [];
+  if (Array.isArray(r.gateways)) {
+    for (const g of r.gateways) {
+      if (g && typeof g.id === "string" && typeof g.url === "string" && /^wss?:\/\//i.test(g.url) && !gateways.some((x) => x.id === g.id)) {
+        gateways.push({ id: g.id, url: g.url, label: typeof g.label === "string" && g.label.trim() ? g.label.trim().slice(0, 80) : new URL(g.url).host, color: typeof g.color === "string" && /^#[0-9a-f]{6}$/i.test(g.color) ? g.color : COLORS[gateways.length % COLORS.length]! });
+      }
+    }
+  }
+  return {
+    showCards: bool(r.showCards, d.showCards),
+    collapseByDefault: bool(r.collapseByDefault, d.collapseByDefault),
+    notifications: {
+      enabled: bool(n.enabled, d.notifications.enabled),
+      milestones,
+      quietHours: {
+        enabled: bool(n.quietHours?.enabled, d.notifications.quietHours.enabled),
+        start: clock(n.quietHours?.start, d.notifications.quietHours.start),
+        end: clock(n.quietHours?.end, d.notifications.quietHours.end),
+      },
+    },
+    trayTitle: bool(r.trayTitle, d.trayTitle),
+    launchAtLogin: bool(r.launchAtLogin, d.launchAtLogin),
+    gateways,
+    pinned: Array.isArray(r.pinned) ? [...new Set(r.pinned.filter((p: unknown): p is string => typeof p === "string" && p.length < 2048))].slice(0, 200) : [],
+  };
+}
+
+const SECRET_FIELDS = { token: "token", password: "password", setupCode: "setup-code" } as const;
+const secretKey = (gatewayId: string, field: keyof typeof SECRET_FIELDS): string => `gateway-${SECRET_FIELDS[field]}|${gatewayId}`;
+
+export class SettingsStore {
+  private doc: Document;
+  private readonly backend: SettingsBackend;
+  private readonly vault: CredentialVault;
+  private readonly listeners = new Set<(s: Settings) => void>();
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(backend: SettingsBackend, vault: CredentialVault) {
+    this.backend = backend;
+    this.vault = vault;
+    this.doc = normalizeSettings(backend.read());
+  }
+
+  view(): Settings {
+    return { ...structuredClone(this.doc), gateways: this.doc.gateways.map((g) => this.gatewayView(g)) };
+  }
+
+  onChange(listener: (s: Settings) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  update(patch: SettingsPatch): Settings {
+    const merged = {
+      ...this.doc,
+      ...patch,
+      notifications: {
+        ...this.doc.notifications,
+        ...(patch.notifications ?? {}),
+        milestones: { ...this.doc.notifications.milestones, ...(patch.notifications?.milestones ?? {}) },
+        quietHours: { ...this.doc.notifications.quietHours, ...(patch.notifications?.quietHours ?? {}) },
+      },
+      gateways: this.doc.gateways,
+    };
+    return this.commit(normalizeSettings(merged));
+  }
+
+  saveGateway(input: GatewayInput): Settings {
+    const id = input.id && this.doc.gateways.some((g) => g.id === input.id) ? input.id : `gw-${randomUUID().slice(0, 8)}`;
+    const next: StoredGateway = { id, url: input.url.trim(), label: input.label.trim() || new URL(input.url).host, color: input.color };
+    const gateways = this.doc.gateways.some((g) => g.id === id) ? this.doc.gateways.map((g) => (g.id === id ? next : g)) : [...this.doc.gateways, next];
+    for (const field of Object.keys(SECRET_FIELDS) as (keyof typeof SECRET_FIELDS)[]) {
+      const value = input[field];
+      if (value === undefined) continue;
+      if (value === "") this.vault.delete(secretKey(id, field));
+      else this.vault.set(secretKey(id, field), value.trim());
+    }
+    return this.commit(normalizeSettings({ ...this.doc, gateways }));
+  }
+
+  removeGateway(id: string): Settings {
+    for (const field of Object.keys(SECRET_FIELDS) as (keyof typeof SECRET_FIELDS)[]) this.vault.delete(secretKey(id, field));
+    return this.commit(normalizeSettings({ ...this.doc, gateways: this.doc.gateways.filter((g) => g.id !== id), pinned: this.doc.pinned.filter((p) => !p.startsWith(`${id}\u0000`)) }));
+  }
+
+  /** The Gateways to connect to, with their secrets, for the core (never for a page). */
+  gatewayConfigs(): GatewayConfig[] {
+    return this.doc.gateways.map((g) => {
+      const c: GatewayConfig = { id: g.id, label: g.label, color: g.color, url: g.url };
+      const token = this.vault.get(secretKey(g.id, "token"));
+      const password = this.vault.get(secretKey(g.id, "password"));
+      const setup = this.vault.get(secretKey(g.id, "setupCode"));
+      if (token) c.token = token;
+      if (password) c.password = password;
+      if (setup) c.bootstrapToken = setup;
+      return c;
+    });
+  }
+
+  /** Resolves when everything changed so far is saved. */
+  async flush(): Promise<void> {
+    await this.writing;
+    await this.vault.flush();
+  }
+
+  private gatewayView(g: StoredGateway): GatewaySettingsView {
+    return {
+      ...g,
+      hasToken: this.vault.get(secretKey(g.id, "token")) !== null,
+      hasPassword: this.vault.get(secretKey(g.id, "password")) !== null,
+      hasSetupCode: this.vault.get(secretKey(g.id, "setupCode")) !== null,
+    };
+  }
+
+  private commit(doc: Document): Settings {
+    this.doc = doc;
+    const snapshot = structuredClone(doc);
+    this.writing = this.writing.then(() => this.backend.write(snapshot)).catch((err: unknown) => {
+      process.emitWarning(`Progress Desk could not save settings: ${(err as Error).message}`);
+    });
+    const view = this.view();
+    for (const l of this.listeners) l(view);
+    return view;
+  }
+}
+
+/** A JSON file (headless and the browser host), written atomically. */
+export function jsonFileBackend(path: string): SettingsBackend {
+  return {
+    read() {
+      try {
+        return JSON.parse(readFileSync(path, "utf8"));
+      } catch {
+        return null; // missing or damaged: defaults
+      }
+    },
+    async write(doc) {
+      await mkdir(dirname(path), { recursive: true });
+      const tmp = `${path}.${process.pid}.tmp`;
+      await writeFile(tmp, JSON.stringify(doc, null, 2) + "\n", { mode: 0o600 });
+      await rename(tmp, path);
+    },
+  };
+}
+
+export function memoryBackend(initial: unknown = null): SettingsBackend & { doc: unknown } {
+  const b = { doc: initial, read: () => b.doc, write: async (d: unknown) => void (b.doc = d) };
+  return b;
+}

@@ -1,0 +1,163 @@
+// The whole surface a page can touch, typed once and used by main (Electron IPC), the
+// preload bridge, the browser host's WebSocket bridge and the renderer. A page asks with
+// one of these verbs and hears the two events; nothing else crosses. Tokens never do:
+// Gateway settings come back with `hasToken`-style flags only.
+import type { DismissResult } from "../main/core/actions.ts";
+import type { DeskChange, DeskSnapshot, RefreshState } from "../main/core/types.ts";
+
+export type { DismissResult };
+
+export type Milestone = "newCard" | "stepCompleted" | "allCompleted" | "pausedOrBlocked" | "refreshFailed";
+
+export type GatewaySettingsView = {
+  id: string;
+  label: string;
+  color: string;
+  url: string;
+  hasToken: boolean;
+  hasPassword: boolean;
+  hasSetupCode: boolean;
+};
+
+/** Local settings (S1–S3), as a page sees them. */
+export type Settings = {
+  /** S1: show task progress cards in the popover. */
+  showCards: boolean;
+  /** S2: collapse task progress by default on desktop. */
+  collapseByDefault: boolean;
+  notifications: { enabled: boolean; milestones: Record<Milestone, boolean>; quietHours: { enabled: boolean; start: string; end: string } };
+  trayTitle: boolean;
+  launchAtLogin: boolean;
+  gateways: GatewaySettingsView[];
+  /** Cards the person pinned to the dashboard (P3), as `gatewayId\u0000sessionKey`. */
+  pinned: string[];
+};
+
+/** What a page may change; Gateways go through saveGateway/removeGateway. */
+export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications">> & {
+  notifications?: Partial<Omit<Settings["notifications"], "milestones" | "quietHours">> & {
+    milestones?: Partial<Record<Milestone, boolean>>;
+    quietHours?: Partial<Settings["notifications"]["quietHours"]>;
+  };
+};
+
+/** Secrets are write-only: set a string to replace, "" to remove, leave out to keep. */
+export type GatewayInput = { id?: string; label: string; color: string; url: string; token?: string; password?: string; setupCode?: string };
+
+export type CardRef = { gatewayId: string; sessionKey: string; agentId: string | null };
+export type Page = "popover" | "dashboard" | "settings";
+
+/** The verbs. Every method returns a promise: over IPC and over the host socket alike. */
+export type DeskApi = {
+  snapshot(): Promise<DeskSnapshot>;
+  dismiss(card: CardRef, revision: number, confirmed: boolean): Promise<DismissResult>;
+  refresh(card: CardRef, retry: boolean): Promise<RefreshState | null>;
+  retryConnection(gatewayId: string): Promise<void>;
+  getSettings(): Promise<Settings>;
+  updateSettings(patch: SettingsPatch): Promise<Settings>;
+  saveGateway(input: GatewayInput): Promise<Settings>;
+  removeGateway(gatewayId: string): Promise<Settings>;
+  /** Opens an http, https or mailto link in the system browser; anything else is refused. */
+  openExternal(url: string): Promise<boolean>;
+  openPage(page: Page, card?: CardRef): Promise<void>;
+  onChange(listener: (change: DeskChange) => void): () => void;
+  onSettings(listener: (settings: Settings) => void): () => void;
+};
+
+export type DeskMethod = Exclude<keyof DeskApi, "onChange" | "onSettings">;
+export const DESK_METHODS = [
+  "snapshot",
+  "dismiss",
+  "refresh",
+  "retryConnection",
+  "getSettings",
+  "updateSettings",
+  "saveGateway",
+  "removeGateway",
+  "openExternal",
+  "openPage",
+] as const satisfies readonly DeskMethod[];
+
+export type DeskEvent = { type: "change"; change: DeskChange } | { type: "settings"; settings: Settings };
+
+/** IPC channel names (Electron): one per verb, one for events. */
+export const CHANNEL_PREFIX = "progress-desk:";
+export const EVENT_CHANNEL = "progress-desk:event";
+export const channelFor = (method: DeskMethod): string => `${CHANNEL_PREFIX}${method}`;
+
+// ——— validation: main and the host check every message against the contract ———
+
+export class ContractError extends Error {
+  readonly code = "BAD_REQUEST";
+}
+
+const isStr = (v: unknown, max = 4096): v is string => typeof v === "string" && v.length <= max;
+const isBool = (v: unknown): v is boolean => typeof v === "boolean";
+
+function cardRef(v: unknown): CardRef {
+  const r = v as Record<string, unknown> | null;
+  if (!r || typeof r !== "object" || !isStr(r.gatewayId, 200) || !isStr(r.sessionKey, 1024) || !(r.agentId === null || isStr(r.agentId, 64))) {
+    throw new ContractError("card must be {gatewayId, sessionKey, agentId}");
+  }
+  return { gatewayId: r.gatewayId, sessionKey: r.sessionKey, agentId: r.agentId as string | null };
+}
+
+const PAGES: ReadonlySet<string> = new Set<Page>(["popover", "dashboard", "settings"]);
+const SAFE_LINK = /^(https?:\/\/|mailto:)/i;
+
+/** True for the only links a page may open: http, https and mailto. */
+export function isSafeExternalUrl(url: unknown): url is string {
+  if (!isStr(url, 8192) || !SAFE_LINK.test(url)) return false;
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" || u.protocol === "mailto:";
+  } catch {
+    return false;
+  }
+}
+
+/** Checks a verb's arguments; returns them typed or throws ContractError. */
+export function validateArgs(method: string, args: unknown): unknown[] {
+  if (!(DESK_METHODS as readonly string[]).includes(method)) throw new ContractError(`unknown method ${JSON.stringify(method)}`);
+  if (!Array.isArray(args) || args.length > 3) throw new ContractError("arguments must be a short list");
+  const m = method as DeskMethod;
+  switch (m) {
+    case "snapshot":
+    case "getSettings":
+      if (args.length !== 0) throw new ContractError(`${m} takes no arguments`);
+      return [];
+    case "dismiss": {
+      const [c, revision, confirmed] = args;
+      if (!Number.isSafeInteger(revision) || (revision as number) < 1 || !isBool(confirmed)) throw new ContractError("dismiss(card, revision, confirmed)");
+      return [cardRef(c), revision, confirmed];
+    }
+    case "refresh": {
+      const [c, retry] = args;
+      if (!isBool(retry)) throw new ContractError("refresh(card, retry)");
+      return [cardRef(c), retry];
+    }
+    case "retryConnection":
+    case "removeGateway":
+      if (!isStr(args[0], 200)) throw new ContractError(`${m}(gatewayId)`);
+      return [args[0]];
+    case "updateSettings": {
+      const p = args[0];
+      if (!p || typeof p !== "object" || Array.isArray(p)) throw new ContractError("updateSettings(patch)");
+      return [p];
+    }
+    case "saveGateway": {
+      const g = args[0] as Record<string, unknown> | null;
+      if (!g || typeof g !== "object" || !isStr(g.url, 2048) || !/^wss?:\/\//i.test(g.url) || !isStr(g.label, 80) || !isStr(g.color, 32)) {
+        throw new ContractError("saveGateway({url: ws:// or wss://, label, color, …})");
+      }
+      for (const k of ["id", "token", "password", "setupCode"]) if (g[k] !== undefined && !isStr(g[k], 4096)) throw new ContractError(`saveGateway: ${k} must be text`);
+      return [g];
+    }
+    case "openExternal":
+      if (!isStr(args[0], 8192)) throw new ContractError("openExternal(url)");
+      return [args[0]];
+    case "openPage":
+      if (!isStr(args[0]) || !PAGES.has(args[0])) throw new ContractError("openPage(popover | dashboard | settings, card?)");
+      return args[1] === undefined ? [args[0]] : [args[0], cardRef(args[1])];
+  }
+}

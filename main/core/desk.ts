@@ -2,6 +2,7 @@
 // Gateway (G5), a typed snapshot, and a change stream. No windows, no protocol details
 // leak out: surfaces get cards that are already read, ordered and derived.
 import { dismissCard, refreshCard, type DismissResult } from "./actions.ts";
+import { BoardStore } from "./boards.ts";
 import { CardStore } from "./card-store.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
 import type { BackoffPolicy } from "./backoff.ts";
@@ -36,6 +37,7 @@ type Member = {
   color: string | null;
   connection: GatewayConnection;
   store: CardStore;
+  boards: BoardStore;
   config: GatewayConfig;
 };
 
@@ -60,6 +62,7 @@ export class ProgressDesk {
     const id = config.id ?? gatewayIdForUrl(config.url);
     if (this.members.has(id)) throw new Error(`Two Gateways share the id "${id}"; give each its own id.`);
     let store: CardStore;
+    let boards: BoardStore;
     const connection = new GatewayConnection({
       url: config.url,
       ...(config.token ? { token: config.token } : {}),
@@ -76,11 +79,21 @@ export class ProgressDesk {
       ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
       onState: (state) => {
         store?.onConnectionState(state);
+        if (state.state !== "connected") boards?.onDisconnected();
         this.emit({ type: "connection", gatewayId: id, connection: state });
       },
-      onReady: () => void store.onReady(),
-      onEvent: (evt) => store.onEvent(evt.event, evt.payload),
-      onGap: () => void store.onGap(),
+      onReady: () => {
+        void store.onReady();
+        void boards.onReady();
+      },
+      onEvent: (evt) => {
+        store.onEvent(evt.event, evt.payload);
+        boards.onEvent(evt.event, evt.payload);
+      },
+      onGap: () => {
+        void store.onGap();
+        void boards.onReady();
+      },
     });
     store = new CardStore({
       gatewayId: id,
@@ -88,7 +101,14 @@ export class ProgressDesk {
       emit: (change) => this.emit(change),
       ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
     });
-    const member: Member = { id, label: config.label ?? new URL(config.url).host, color: config.color ?? null, connection, store, config };
+    boards = new BoardStore({
+      transport: connection,
+      emit: (state) => this.emit({ type: "boards", gatewayId: id, boards: state }),
+      follow: (sessionKey) => {
+        if (!store.entry(sessionKey)) store.track(sessionKey);
+      },
+    });
+    const member: Member = { id, label: config.label ?? new URL(config.url).host, color: config.color ?? null, connection, store, boards, config };
     this.members.set(id, member);
     return member;
   }
@@ -192,6 +212,7 @@ export class ProgressDesk {
       connection: m.connection.state,
       sessions: m.store.sessionList(),
       cards: m.store.entries(),
+      boards: m.boards.state(),
     };
   }
 

@@ -1,5 +1,6 @@
 // The core's data model: what the Gateway sends (cards, session rows) and what every
 // surface (Electron, browser host, `watch`) reads (snapshot + change stream).
+import type { BoardsState } from "./boards.ts";
 
 export type StepStatus = "pending" | "in_progress" | "completed";
 export type Step = { step: string; status: StepStatus };
@@ -119,6 +120,8 @@ export type GatewaySnapshot = {
   sessions: SessionInfo[];
   /** Every card entry, visible or not; surfaces filter on hidden/card. */
   cards: CardEntry[];
+  /** Progress widgets pinned on this Gateway's boards (P3). */
+  boards: BoardsState;
 };
 
 export type DeskSnapshot = { gateways: GatewaySnapshot[] };
@@ -127,6 +130,7 @@ export type DeskChange =
   | { type: "connection"; gatewayId: string; connection: ConnectionState }
   | { type: "card"; gatewayId: string; entry: CardEntry }
   | { type: "sessions"; gatewayId: string; sessions: SessionInfo[] }
+  | { type: "boards"; gatewayId: string; boards: BoardsState }
   /** The Gateway list changed (Settings): surfaces reload the snapshot. */
   | { type: "gateways"; gateways: { id: string; label: string; url: string; color: string | null }[] };
 

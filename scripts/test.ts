@@ -7,7 +7,17 @@ import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
-const files = args.length > 0 ? args : ["test/unit/*.test.ts", "test/faults/*.test.ts", "test/gateway/*.test.ts"];
+const files =
+  args.length > 0
+    ? args
+    : [
+        "test/unit/*.test.ts",
+        "test/renderer/*.test.ts",
+        "test/faults/*.test.ts",
+        "test/browser/*.test.ts",
+        "test/gateway/*.test.ts",
+        "test/e2e/*.test.ts",
+      ];
 const cache = join(root, ".cache");
 mkdirSync(cache, { recursive: true });
 const tap = join(cache, "last-test-run.tap");

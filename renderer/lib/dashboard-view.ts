@@ -1,0 +1,184 @@
+// P3: which widgets the dashboard shows, in which state, grouped and filtered. Pure.
+import type { BoardsState } from "../../main/core/boards.ts";
+import type { CardEntry, ConnectionState, SessionInfo, SessionKind } from "../../main/core/types.ts";
+import { parsePinKey, pinKey } from "./card-key.ts";
+
+export type WidgetState = "card" | "empty" | "no_access" | "retry" | "offline" | "update_required" | "error";
+
+export type Widget = {
+  pin: string;
+  gatewayId: string;
+  sessionKey: string;
+  title: string;
+  kind: SessionKind;
+  entry: CardEntry | null;
+  session: SessionInfo | null;
+  state: WidgetState;
+  /** What the widget says instead of (or above) the card. */
+  notice: string | null;
+  finished: boolean;
+  /** The parent session's key when this is a sub-agent whose parent is known. */
+  parentKey: string | null;
+  /** Pinned by the person (Settings.pinned): they can unpin it here. */
+  byPerson: boolean;
+  /** Pinned by an agent on a Gateway board (P3). */
+  byAgent: boolean;
+};
+
+export type WidgetGroup = { widget: Widget; children: Widget[] };
+
+export type DashboardInput = {
+  /** Settings.pinned, `gatewayId\u0000sessionKey`. */
+  pinned: string[];
+  /** Per Gateway: the widgets agents pinned on its boards. */
+  boards?: Record<string, BoardsState>;
+  entries: CardEntry[];
+  sessions: Record<string, SessionInfo[]>;
+  connections: Record<string, ConnectionState>;
+  kind: SessionKind | "all";
+  showFinished: boolean;
+};
+
+export const KIND_LABELS: Record<SessionKind, string> = {
+  main: "Main",
+  dashboard: "Dashboard",
+  cron: "Cron",
+  subagent: "Sub-agent",
+  other: "Other",
+};
+
+/**
+ * The parent a session row names. SessionInfo has no parent field yet; a row that carries
+ * `spawnedBy` or `parentKey` (the Gateway's sessions.list has spawnedBy) is grouped.
+ */
+export function parentOf(session: SessionInfo | null): string | null {
+  const s = session as (SessionInfo & { spawnedBy?: unknown; parentKey?: unknown; parentSessionKey?: unknown }) | null;
+  for (const v of [s?.parentKey, s?.parentSessionKey, s?.spawnedBy]) if (typeof v === "string" && v !== "") return v;
+  return null;
+}
+
+const TERMINAL = new Set(["done", "failed", "killed", "timeout"]);
+
+/** Finished: the session's run ended (and none runs now), or its card is complete with no run. */
+export function isFinished(entry: CardEntry | null, session: SessionInfo | null): boolean {
+  const running = session?.hasActiveRun === true || session?.status === "running" || session?.status === "queued";
+  if (running) return false;
+  if (session?.status && TERMINAL.has(session.status)) return true;
+  return entry?.derived?.state === "complete";
+}
+
+function pickEntry(entries: CardEntry[], gatewayId: string, sessionKey: string): CardEntry | null {
+  let best: CardEntry | null = null;
+  for (const e of entries) {
+    if (e.gatewayId !== gatewayId || e.sessionKey !== sessionKey) continue;
+    // Several agents on a bare key: the most recently updated card speaks for the pin.
+    if (!best || (e.card?.updatedAt ?? 0) > (best.card?.updatedAt ?? 0)) best = e;
+  }
+  return best;
+}
+
+export function widgetFor(
+  pin: string,
+  entries: CardEntry[],
+  sessions: Record<string, SessionInfo[]>,
+  connections: Record<string, ConnectionState>,
+  source: { byPerson: boolean; byAgent: boolean; title?: string | null } = { byPerson: true, byAgent: false },
+): Widget | null {
+  const ref = parsePinKey(pin);
+  if (!ref) return null;
+  const entry = pickEntry(entries, ref.gatewayId, ref.sessionKey);
+  const session = sessions[ref.gatewayId]?.find((s) => s.key === ref.sessionKey) ?? null;
+  const conn = connections[ref.gatewayId];
+  let state: WidgetState;
+  let notice: string | null = null;
+  if (conn?.state === "update_required" || entry?.updateRequired) {
+    state = "update_required";
+    notice = "Gateway update required: update OpenClaw on the Gateway host to show this card.";
+  } else if (entry?.hidden) {
+    state = "no_access";
+    notice = "No access: the Gateway doesn't share this session with this device right now.";
+  } else if (entry?.error?.code === "MALFORMED_CARD" && !entry.card) {
+    state = "error";
+    notice = `This card couldn't be shown: ${entry.error.message}.`;
+  } else if (entry?.card && entry.freshness === "stale") {
+    state = "retry";
+    notice = "Couldn't refresh — retrying; showing the last card.";
+  } else if (entry?.card && entry.freshness === "offline") {
+    state = "offline";
+    notice = null; // the card says "Offline — last confirmed HH:MM" itself
+  } else if (entry?.card) {
+    state = "card";
+  } else if (conn && conn.state !== "connected" && conn.state !== "connecting") {
+    state = "offline";
+    notice = "Not connected to this Gateway.";
+  } else {
+    state = "empty";
+    notice = "No progress yet";
+  }
+  return {
+    pin,
+    gatewayId: ref.gatewayId,
+    sessionKey: ref.sessionKey,
+    title: entry?.title ?? session?.title ?? source.title ?? ref.sessionKey,
+    kind: session?.kind ?? kindOfKey(ref.sessionKey),
+    entry,
+    session,
+    state,
+    notice,
+    finished: isFinished(entry, session),
+    parentKey: parentOf(session),
+    byPerson: source.byPerson,
+    byAgent: source.byAgent,
+  };
+}
+
+/** The same guess sessions.ts makes from a key, for a pin whose row is not loaded. */
+export function kindOfKey(key: string): SessionKind {
+  const rest = key.startsWith("agent:") ? key.split(":").slice(2) : key.split(":");
+  if (rest[0] === "main" && rest.length === 1) return "main";
+  if (rest[0] === "dashboard") return "dashboard";
+  if (rest[0] === "cron") return "cron";
+  if (rest.includes("subagent")) return "subagent";
+  return "other";
+}
+
+/**
+ * Widgets for the pinned cards: filtered by kind, finished ones left out unless asked
+ * for, sub-agents under their parent when the parent is shown too. Order: pin order.
+ */
+export function dashboardGroups(input: DashboardInput): { groups: WidgetGroup[]; hiddenFinished: number; total: number } {
+  // The person's pins in their order, then the agents' board pins; one widget per session.
+  const sources = new Map<string, { byPerson: boolean; byAgent: boolean; title: string | null }>();
+  for (const pin of input.pinned) if (parsePinKey(pin) && !sources.has(pin)) sources.set(pin, { byPerson: true, byAgent: false, title: null });
+  for (const [gatewayId, state] of Object.entries(input.boards ?? {})) {
+    for (const p of state.pins) {
+      const key = pinKey({ gatewayId, sessionKey: p.sessionKey });
+      const known = sources.get(key);
+      if (known) known.byAgent = true;
+      else sources.set(key, { byPerson: false, byAgent: true, title: p.title });
+    }
+  }
+  const all: Widget[] = [];
+  for (const [pin, source] of sources) {
+    const w = widgetFor(pin, input.entries, input.sessions, input.connections, source);
+    if (w) all.push(w);
+  }
+  let hiddenFinished = 0;
+  const shown = all.filter((w) => {
+    if (input.kind !== "all" && w.kind !== input.kind) return false;
+    if (w.finished && !input.showFinished) {
+      hiddenFinished += 1;
+      return false;
+    }
+    return true;
+  });
+  const byKey = new Map<string, WidgetGroup>();
+  for (const w of shown) if (!w.parentKey) byKey.set(`${w.gatewayId}\u0000${w.sessionKey}`, { widget: w, children: [] });
+  const groups: WidgetGroup[] = [];
+  for (const w of shown) {
+    const parent = w.parentKey ? byKey.get(`${w.gatewayId}\u0000${w.parentKey}`) : undefined;
+    if (parent) parent.children.push(w);
+    else groups.push(byKey.get(`${w.gatewayId}\u0000${w.sessionKey}`) ?? { widget: w, children: [] });
+  }
+  return { groups, hiddenFinished, total: all.length };
+}

@@ -1,0 +1,280 @@
+// The page's copy of the main-process state (P4): one snapshot, then the change stream.
+// Every placement reads it the same way; only the popover uses the expansion memory.
+import type { BoardsState } from "../../main/core/boards.ts";
+import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, SessionInfo } from "../../main/core/types.ts";
+import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../preload/contract.ts";
+import { cardKey, pinKey } from "./card-key.ts";
+import { ExpansionMemory } from "./expansion.ts";
+
+export type GatewayView = {
+  id: string;
+  label: string;
+  url: string;
+  /** From Settings; null when the Gateway has none (or is not in Settings). */
+  color: string | null;
+  connection: ConnectionState;
+};
+
+type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
+
+const RELOAD_RETRY_MS = 2000;
+
+/** A card slot the page shows: a card, or a reason it cannot be shown (C5, G4). */
+export function isShown(e: CardEntry): boolean {
+  if (e.hidden) return false;
+  return e.card !== null || e.error?.code === "MALFORMED_CARD" || e.updateRequired;
+}
+
+function updatedAt(e: CardEntry): number {
+  return e.card?.updatedAt ?? e.confirmedAt ?? 0;
+}
+
+/** Most recently updated first; the key breaks ties so equal times never swap places. */
+export function byRecency(a: CardEntry, b: CardEntry): number {
+  const d = updatedAt(b) - updatedAt(a);
+  if (d !== 0) return d;
+  const ka = cardKey(a);
+  const kb = cardKey(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+export class DeskState {
+  readonly api: DeskApi;
+  readonly expansion = new ExpansionMemory();
+
+  loaded = $state(false);
+  loadError = $state<string | null>(null);
+  settings = $state.raw<Settings | null>(null);
+  #snapshotGateways = $state.raw<{ id: string; label: string; url: string; color: string | null }[]>([]);
+  #connections = $state.raw<Record<string, ConnectionState>>({});
+  entries = $state.raw<Record<string, CardEntry>>({});
+  sessions = $state.raw<Record<string, SessionInfo[]>>({});
+  /** P3: progress widgets agents pinned on each Gateway's boards. */
+  boards = $state.raw<Record<string, BoardsState>>({});
+  #expansionVersion = $state(0);
+
+  #buffering = true;
+  #loading: Promise<void> | null = null;
+  #again = false;
+  #retryTimer: ReturnType<typeof setTimeout> | null = null;
+  #unsubscribe: (() => void)[] = [];
+
+  /** Every Gateway the page knows, in snapshot order, labelled and coloured from Settings. */
+  gateways: GatewayView[] = $derived.by(() => {
+    const configured = this.settings?.gateways ?? [];
+    const out: GatewayView[] = [];
+    for (const g of this.#snapshotGateways) {
+      const conn = this.#connections[g.id];
+      if (!conn) continue;
+      const cfg = configured.find((c) => c.id === g.id);
+      out.push({ id: g.id, label: cfg?.label || g.label, url: cfg?.url || g.url, color: cfg?.color || g.color || null, connection: conn });
+    }
+    return out;
+  });
+
+  /** G5: label cards and banners with their Gateway only when there is more than one. */
+  multiGateway: boolean = $derived(this.gateways.length > 1);
+
+  connections: Record<string, ConnectionState> = $derived(this.#connections);
+
+  /** The popover's cards: not hidden, not cleared, most recently updated first (P2, P4). */
+  visibleCards: CardEntry[] = $derived(Object.values(this.entries).filter(isShown).sort(byRecency));
+
+  pinned: ReadonlySet<string> = $derived(new Set(this.settings?.pinned ?? []));
+
+  constructor(api: DeskApi) {
+    this.api = api;
+  }
+
+  /** Subscribe and load; returns a stop function. */
+  start(): () => void {
+    this.#unsubscribe.push(
+      this.api.onChange((c) => this.#onChange(c)),
+      this.api.onSettings((s) => this.#setSettings(s)),
+      this.expansion.subscribe(() => {
+        this.#expansionVersion += 1;
+      }),
+    );
+    void this.reload();
+    return () => {
+      for (const off of this.#unsubscribe.splice(0)) off();
+      if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    };
+  }
+
+  /**
+   * Loads Settings, then the snapshot. Changes that arrive before the snapshot reply are
+   * already in it (the bridge delivers events and replies in order) and are dropped;
+   * later ones apply on top. Concurrent calls coalesce into one more load.
+   */
+  reload(): Promise<void> {
+    if (this.#loading) {
+      this.#again = true;
+      return this.#loading;
+    }
+    this.#loading = (async () => {
+      do {
+        this.#again = false;
+        this.#buffering = true;
+        try {
+          const settings = await this.api.getSettings();
+          this.#setSettings(settings, false);
+          this.#buffering = true; // anything heard so far predates the snapshot asked for now
+          const snap = await this.api.snapshot();
+          this.#applySnapshot(snap);
+          this.loadError = null;
+          this.loaded = true;
+        } catch (err) {
+          this.loadError = err instanceof Error ? err.message : String(err);
+          if (this.#retryTimer) clearTimeout(this.#retryTimer);
+          this.#retryTimer = setTimeout(() => void this.reload(), RELOAD_RETRY_MS);
+        } finally {
+          this.#buffering = false;
+        }
+      } while (this.#again);
+      this.#loading = null;
+    })();
+    return this.#loading;
+  }
+
+  gateway(id: string): GatewayView | null {
+    return this.gateways.find((g) => g.id === id) ?? null;
+  }
+
+  entryFor(ref: Keyed): CardEntry | null {
+    return this.entries[cardKey(ref)] ?? null;
+  }
+
+  // ——— expansion (E1–E4), reactive ———
+
+  isOpen(card: Keyed): boolean {
+    void this.#expansionVersion;
+    return this.expansion.isOpen(card);
+  }
+
+  mayAnimate(card: Keyed): boolean {
+    void this.#expansionVersion;
+    return this.expansion.mayAnimate(card);
+  }
+
+  toggle(card: Keyed): void {
+    this.expansion.toggle(card);
+  }
+
+  open(card: Keyed): void {
+    this.expansion.setOpen(card, true);
+  }
+
+  // ——— settings ———
+
+  async updateSettings(patch: SettingsPatch): Promise<Settings> {
+    const next = await this.api.updateSettings(patch);
+    this.#setSettings(next);
+    return next;
+  }
+
+  async saveGateway(input: GatewayInput): Promise<Settings> {
+    const next = await this.api.saveGateway(input);
+    this.#setSettings(next);
+    return next;
+  }
+
+  async removeGateway(id: string): Promise<Settings> {
+    const next = await this.api.removeGateway(id);
+    this.#setSettings(next);
+    return next;
+  }
+
+  isPinned(e: Pick<CardEntry, "gatewayId" | "sessionKey">): boolean {
+    return this.pinned.has(pinKey(e));
+  }
+
+  async setPinned(e: Pick<CardEntry, "gatewayId" | "sessionKey">, on: boolean): Promise<void> {
+    const key = pinKey(e);
+    const current = this.settings?.pinned ?? [];
+    const next = on ? (current.includes(key) ? current : [...current, key]) : current.filter((k) => k !== key);
+    await this.updateSettings({ pinned: next });
+  }
+
+  // ——— applying what main says ———
+
+  #setSettings(s: Settings, reloadOnGatewayChange = true): void {
+    const before = new Set((this.settings?.gateways ?? []).map((g) => g.id));
+    const hadSettings = this.settings !== null;
+    this.settings = s;
+    this.expansion.setCollapseByDefault(s.collapseByDefault);
+    const after = new Set(s.gateways.map((g) => g.id));
+    for (const id of before) if (!after.has(id)) this.expansion.forgetGateway(id);
+    // A Gateway was added or removed: main has a different set of connections now.
+    const changed = before.size !== after.size || [...after].some((id) => !before.has(id));
+    if (reloadOnGatewayChange && hadSettings && changed) void this.reload();
+  }
+
+  #applySnapshot(snap: DeskSnapshot): void {
+    const known = new Set(snap.gateways.map((g) => g.id));
+    for (const g of this.#snapshotGateways) if (!known.has(g.id)) this.expansion.forgetGateway(g.id);
+    const connections: Record<string, ConnectionState> = {};
+    const sessions: Record<string, SessionInfo[]> = {};
+    const entries: Record<string, CardEntry> = {};
+    const boards: Record<string, BoardsState> = {};
+    for (const g of snap.gateways) {
+      connections[g.id] = g.connection;
+      sessions[g.id] = g.sessions;
+      if (g.boards) boards[g.id] = g.boards;
+      this.expansion.connection(g.id, g.connection, g.url);
+      for (const e of g.cards) {
+        this.expansion.observe(e);
+        entries[cardKey(e)] = e;
+      }
+    }
+    this.#snapshotGateways = snap.gateways.map((g) => ({ id: g.id, label: g.label, url: g.url, color: g.color ?? null }));
+    this.#connections = connections;
+    this.sessions = sessions;
+    this.boards = boards;
+    this.entries = entries;
+  }
+
+  #onChange(change: DeskChange): void {
+    const type = (change as { type: string }).type;
+    if (type !== "connection" && type !== "card" && type !== "sessions" && type !== "boards") {
+      // Anything else (the host bridge reconnected, the set of Gateways changed): reload.
+      void this.reload();
+      return;
+    }
+    if (this.#buffering) return; // the snapshot being loaded covers it
+    switch (type) {
+      case "connection": {
+        const c = change as Extract<DeskChange, { type: "connection" }>;
+        if (!this.#snapshotGateways.some((g) => g.id === c.gatewayId)) {
+          void this.reload(); // a Gateway this page has not loaded yet
+          return;
+        }
+        const url = this.#snapshotGateways.find((g) => g.id === c.gatewayId)?.url ?? null;
+        this.expansion.connection(c.gatewayId, c.connection, url);
+        this.#connections = { ...this.#connections, [c.gatewayId]: c.connection };
+        return;
+      }
+      case "card": {
+        const c = change as Extract<DeskChange, { type: "card" }>;
+        this.expansion.observe(c.entry);
+        const key = cardKey(c.entry);
+        const next = { ...this.entries };
+        // A cleared slot with nothing to say leaves the page's state (it may come back).
+        if (c.entry.card === null && c.entry.error === null && !c.entry.updateRequired && !c.entry.hidden) delete next[key];
+        else next[key] = c.entry;
+        this.entries = next;
+        return;
+      }
+      case "sessions": {
+        const c = change as Extract<DeskChange, { type: "sessions" }>;
+        this.sessions = { ...this.sessions, [c.gatewayId]: c.sessions };
+        return;
+      }
+      case "boards": {
+        const c = change as Extract<DeskChange, { type: "boards" }>;
+        this.boards = { ...this.boards, [c.gatewayId]: c.boards };
+        return;
+      }
+    }
+  }
+}

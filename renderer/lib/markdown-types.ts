@@ -1,0 +1,20 @@
+// The result of rendering a card's note (R3–R5). Plain types, no DOM: Node-side code
+// (tests, view models) can import them without pulling in the renderer or DOMPurify.
+
+/** R4: the note's first determinate `<progress>`, pinned above the note. */
+export type NoteProgress = {
+  /** Clamped to [0, max]. */
+  value: number;
+  /** > 0; 1 when the attribute is missing or invalid, as HTML does. */
+  max: number;
+  /** The element's `aria-label`, or null. Never made up. */
+  label: string | null;
+};
+
+export type RenderedNote = {
+  /** Sanitized HTML for the note body, without the pinned progress; "" when nothing is left. */
+  html: string;
+  progress: NoteProgress | null;
+  /** R5: no readable text and no progress bar at all: the card shows "Progress updated". */
+  empty: boolean;
+};

@@ -1,0 +1,343 @@
+// R3–R5, C6: a card's Markdown note → sanitized HTML for Svelte's {@html}, plus the pinned
+// progress bar. Runs in the page (DOMPurify needs a DOM); nothing here touches the network.
+//
+// Pipeline
+//   1. strip invisible and bidi control characters (C6), on the input and again on every
+//      text node and kept attribute value (character references could bring them back);
+//   2. marked (GFM) — with raw HTML handled up front (R3: "all raw HTML is removed except
+//      <progress>"): an HTML block goes through a second DOMPurify instance that keeps
+//      nothing but <progress> and text; an inline tag is dropped unless it is <progress>
+//      or <img> (which becomes its alt text); text inside raw <pre>/<script> spans is
+//      escaped like any other text;
+//   3. DOMPurify over the whole result, with an explicit allowlist and per-element
+//      attribute checks in hooks;
+//   4. on the sanitized tree: links without a safe href are unwrapped to their text, the
+//      first <progress> is lifted out (R4), emptiness is decided (R5).
+//
+// Links keep `href` only for absolute http, https and mailto URLs (normalised by the URL
+// parser), get rel="noopener noreferrer" and `data-external`; there is no target: the page
+// intercepts clicks and hands the URL to the shell. Images are never loaded: they become
+// their alt text. Both DOMPurify instances are private (DOMPurify(window)), configured once,
+// on first use, so importing this module outside a page (for isSafeLink) does not throw.
+//
+// Results are frozen and kept in a small LRU cache keyed by the note text: the same note is
+// drawn by several placements and re-rendered whenever a card's steps change.
+import createDOMPurify from "dompurify";
+import type { Config, DOMPurify, UponSanitizeAttributeHookEvent, UponSanitizeElementHookEvent } from "dompurify";
+import { Marked } from "marked";
+import type { Tokens } from "marked";
+import { stripInvisible } from "../../main/core/strip.ts";
+import type { NoteProgress, RenderedNote } from "./markdown-types.ts";
+
+export type { NoteProgress, RenderedNote } from "./markdown-types.ts";
+
+// ---------------------------------------------------------------------------------------
+// Allowlists
+
+/** Elements a rendered note may contain. */
+const ALLOWED_TAGS = [
+  "p", "br", "hr", "strong", "em", "b", "i", "del", "s", "code", "pre", "blockquote",
+  "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
+  "table", "thead", "tbody", "tr", "th", "td", "a", "progress",
+];
+
+/** Attributes per element; anything not listed here is removed. */
+const ATTRIBUTES_BY_TAG: Readonly<Record<string, ReadonlySet<string>>> = {
+  a: new Set(["href"]),
+  th: new Set(["align"]),
+  td: new Set(["align"]),
+  ol: new Set(["start"]),
+  progress: new Set(["value", "max", "aria-label"]),
+};
+const NO_ATTRIBUTES: ReadonlySet<string> = new Set();
+
+/** Raw HTML blocks keep only these (everything else: tags removed, text kept). */
+const RAW_ALLOWED_TAGS = ["progress"];
+
+/** Removed together with their content rather than unwrapped. */
+const EXTRA_FORBID_CONTENTS = ["object", "applet", "canvas", "frameset", "textarea", "select", "datalist"];
+
+const SAFE_PROTOCOLS: ReadonlySet<string> = new Set(["http:", "https:", "mailto:"]);
+const ALIGN_VALUES: ReadonlySet<string> = new Set(["left", "center", "right"]);
+const LIST_START = /^\d{1,9}$/;
+/** HTML's rules for parsing floating-point number values, as a prefix match on an attribute value. */
+const HTML_FLOAT = /^[\t\n\f\r ]*([-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)/;
+/** Something a person can read: not whitespace, not a control or format character. */
+const READABLE = /[^\s\p{Cc}\p{Cf}]/u;
+/** Escape for text, as marked does: character references already in the text are left alone. */
+const TEXT_ESCAPE = /[<>"']|&(?!(?:#\d{1,7}|#[Xx][a-fA-F0-9]{1,6}|\w+);)/g;
+const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+/** The tag name of a raw inline HTML token (marked already matched it as a tag). */
+const TAG_NAME = /^<(\/?)([a-zA-Z][a-zA-Z0-9-]*)/;
+
+/** Notes kept rendered (at most ~8 KB of Markdown and ~20 KB of HTML each). */
+const CACHE_SIZE = 16;
+
+const TEXT_NODE = 3;
+const ELEMENT_NODE = 1;
+
+const SHARED_CONFIG = {
+  ALLOW_ARIA_ATTR: false,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+  ALLOW_SELF_CLOSE_IN_ATTR: false,
+  ALLOWED_URI_REGEXP: /^(?:https?|mailto):/i,
+  // Attributes that are not URLs; their values are checked by the attribute hook instead.
+  ADD_URI_SAFE_ATTR: ["max", "start", "align", "aria-label"],
+  ALLOWED_NAMESPACES: ["http://www.w3.org/1999/xhtml"],
+  PARSER_MEDIA_TYPE: "text/html",
+  ADD_FORBID_CONTENTS: EXTRA_FORBID_CONTENTS,
+  KEEP_CONTENT: true,
+  SAFE_FOR_XML: true,
+  SAFE_FOR_TEMPLATES: false,
+  SANITIZE_DOM: true,
+  SANITIZE_NAMED_PROPS: true,
+  WHOLE_DOCUMENT: false,
+  FORCE_BODY: true,
+  IN_PLACE: false,
+} as const satisfies Config;
+
+const MAIN_CONFIG = {
+  ...SHARED_CONFIG,
+  ALLOWED_TAGS,
+  ALLOWED_ATTR: ["href", "align", "start", "value", "max", "aria-label"],
+  RETURN_DOM: true,
+} as const satisfies Config;
+
+const RAW_CONFIG = {
+  ...SHARED_CONFIG,
+  ALLOWED_TAGS: RAW_ALLOWED_TAGS,
+  ALLOWED_ATTR: ["value", "max", "aria-label"],
+} as const satisfies Config;
+
+// ---------------------------------------------------------------------------------------
+// Links and numbers
+
+function safeHref(href: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(href); // absolute URLs only: a relative link would resolve to the app itself
+  } catch {
+    return null;
+  }
+  return SAFE_PROTOCOLS.has(url.protocol) ? url.href : null;
+}
+
+/** True for an absolute http, https or mailto URL — the only links a note may open. */
+export function isSafeLink(href: string): boolean {
+  return typeof href === "string" && safeHref(href) !== null;
+}
+
+function parseHtmlFloat(value: string | null): number | null {
+  if (value === null) return null;
+  const match = HTML_FLOAT.exec(value);
+  if (!match?.[1]) return null;
+  const n = Number.parseFloat(match[1]);
+  return Number.isFinite(n) ? n : null;
+}
+
+function escapeText(text: string): string {
+  return text.replace(TEXT_ESCAPE, (ch) => ESCAPES[ch] ?? ch);
+}
+
+// ---------------------------------------------------------------------------------------
+// DOMPurify hooks (shared by both instances)
+
+function onElement(node: Node, data: UponSanitizeElementHookEvent): void {
+  if (node.nodeType === TEXT_NODE) {
+    const text = node.nodeValue ?? "";
+    const clean = stripInvisible(text);
+    if (clean !== text) node.nodeValue = clean;
+    return;
+  }
+  if (node.nodeType !== ELEMENT_NODE) return;
+  const parent = node.parentNode;
+  if (parent === null) return;
+  if (data.tagName === "img") {
+    // Never loaded: the image becomes its alt text (a text node is inert). DOMPurify then
+    // removes the <img> itself, as it is not allowed.
+    const alt = stripInvisible((node as Element).getAttribute("alt") ?? "");
+    if (alt !== "") parent.insertBefore(node.ownerDocument!.createTextNode(alt), node);
+  } else if (data.tagName === "progress") {
+    // Fallback content is never shown by a browser, and an unclosed <progress> would swallow
+    // the rest of the paragraph: move the children out, after the element. They are visited
+    // next, so they are sanitized like everything else.
+    const next = node.nextSibling;
+    while (node.firstChild) parent.insertBefore(node.firstChild, next);
+  }
+}
+
+function onAttribute(node: Element, data: UponSanitizeAttributeHookEvent): void {
+  const allowed = ATTRIBUTES_BY_TAG[node.nodeName.toLowerCase()] ?? NO_ATTRIBUTES;
+  if (!allowed.has(data.attrName)) {
+    data.keepAttr = false;
+    return;
+  }
+  const value = stripInvisible(data.attrValue);
+  let kept: string | null;
+  switch (data.attrName) {
+    case "href":
+      kept = safeHref(value);
+      break;
+    case "value":
+    case "max": {
+      const n = parseHtmlFloat(value);
+      kept = n === null ? null : String(n);
+      break;
+    }
+    case "start":
+      kept = LIST_START.test(value) ? value : null;
+      break;
+    case "align":
+      kept = ALIGN_VALUES.has(value.toLowerCase()) ? value.toLowerCase() : null;
+      break;
+    case "aria-label":
+      kept = value.trim();
+      break;
+    default:
+      kept = null;
+  }
+  if (kept === null) data.keepAttr = false;
+  else data.attrValue = kept;
+}
+
+function afterAttributes(node: Element): void {
+  if (node.nodeName === "A" && node.hasAttribute("href")) {
+    node.setAttribute("rel", "noopener noreferrer");
+    node.setAttribute("data-external", "");
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// One-time setup
+
+type Pipeline = { main: DOMPurify; raw: DOMPurify; marked: Marked };
+let pipeline: Pipeline | null = null;
+
+function setUp(): Pipeline {
+  const main = createDOMPurify(window);
+  const raw = createDOMPurify(window);
+  main.setConfig(MAIN_CONFIG);
+  raw.setConfig(RAW_CONFIG);
+  for (const purifier of [main, raw]) {
+    purifier.addHook("uponSanitizeElement", onElement);
+    purifier.addHook("uponSanitizeAttribute", onAttribute);
+  }
+  main.addHook("afterSanitizeAttributes", afterAttributes);
+
+  // A raw HTML fragment → only <progress> and text survive (serialized, escaped).
+  const sanitizeRaw = (html: string): string => raw.sanitize(html, RAW_CONFIG);
+
+  const marked = new Marked({
+    gfm: true,
+    breaks: false,
+    pedantic: false,
+    async: false,
+    silent: false,
+    renderer: {
+      html(token: Tokens.HTML | Tokens.Tag): string {
+        if (token.block) return sanitizeRaw(token.text);
+        const tag = TAG_NAME.exec(token.text); // comments, declarations, PIs: no match, dropped
+        if (!tag || tag[1] === "/") return "";
+        const name = (tag[2] ?? "").toLowerCase();
+        return name === "progress" || name === "img" ? sanitizeRaw(token.text) : "";
+      },
+      text(token: Tokens.Text | Tokens.Escape): string {
+        if ("tokens" in token && token.tokens) return this.parser.parseInline(token.tokens);
+        // Escaped even inside raw <pre>/<script> spans (marked passes those through as is).
+        return escapeText(token.text);
+      },
+      image(token: Tokens.Image): string {
+        return escapeText(this.parser.parseInline(token.tokens, this.parser.textRenderer));
+      },
+      checkbox(token: Tokens.Checkbox): string {
+        return token.checked ? "\u2611 " : "\u2610 ";
+      },
+    },
+  });
+  return { main, raw, marked };
+}
+
+// ---------------------------------------------------------------------------------------
+// Rendering
+
+const EMPTY: RenderedNote = Object.freeze({ html: "", progress: null, empty: true });
+
+function unwrap(element: Element): void {
+  const parent = element.parentNode;
+  if (parent === null) return;
+  while (element.firstChild) parent.insertBefore(element.firstChild, element);
+  element.remove();
+}
+
+/** R4: lift the first <progress> out of the body, when it carries a value. */
+function pinFirstProgress(body: Element): NoteProgress | null {
+  const element = body.querySelector("progress");
+  if (element === null) return null;
+  const value = parseHtmlFloat(element.getAttribute("value"));
+  // Without a value the bar is indeterminate: there is no number to show and none is made
+  // up, so it stays in the body as the browser draws it.
+  if (value === null) return null;
+  const parsedMax = parseHtmlFloat(element.getAttribute("max"));
+  const max = parsedMax !== null && parsedMax > 0 ? parsedMax : 1;
+  const label = element.getAttribute("aria-label")?.trim() || null;
+  const parent = element.parentElement;
+  element.remove();
+  if (parent !== null && parent !== body && parent.nodeName === "P" && parent.firstElementChild === null && !READABLE.test(parent.textContent ?? "")) {
+    parent.remove();
+  }
+  return { value: Math.min(Math.max(value, 0), max), max, label };
+}
+
+function render(markdown: string, p: Pipeline): RenderedNote {
+  const html = p.marked.parse(markdown, { async: false });
+  const body = p.main.sanitize(html, MAIN_CONFIG);
+  for (const link of Array.from(body.querySelectorAll("a:not([href])"))) unwrap(link);
+  const progress = pinFirstProgress(body);
+  const readable = READABLE.test(body.textContent ?? "") || body.querySelector("progress") !== null;
+  const out = readable ? body.innerHTML.trim() : "";
+  return { html: out, progress, empty: !readable && progress === null };
+}
+
+/** Plain escaped text, should the Markdown pipeline ever fail: never a crash, never blank. */
+function renderPlain(markdown: string): RenderedNote {
+  const doc = document.implementation.createHTMLDocument("");
+  const p = doc.createElement("p");
+  p.textContent = markdown;
+  const readable = READABLE.test(markdown);
+  return { html: readable ? p.outerHTML : "", progress: null, empty: !readable };
+}
+
+const cache = new Map<string, RenderedNote>();
+
+function remember(key: string, note: RenderedNote): RenderedNote {
+  if (note.progress !== null) Object.freeze(note.progress);
+  const frozen = Object.freeze(note);
+  cache.set(key, frozen);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return frozen;
+}
+
+/**
+ * Render a card's note (R3–R5). `null`, non-strings and blank notes are empty. The result is
+ * frozen (and may be shared between calls with the same note).
+ */
+export function renderNote(markdown: string | null): RenderedNote {
+  if (typeof markdown !== "string") return EMPTY;
+  const text = stripInvisible(markdown).toWellFormed(); // lone surrogates → U+FFFD
+  if (!READABLE.test(text)) return EMPTY;
+  const cached = cache.get(text);
+  if (cached !== undefined) {
+    cache.delete(text); // most recently used last
+    cache.set(text, cached);
+    return cached;
+  }
+  pipeline ??= setUp();
+  let note: RenderedNote;
+  try {
+    note = render(text, pipeline);
+  } catch {
+    note = renderPlain(text);
+  }
+  return remember(text, note);
+}

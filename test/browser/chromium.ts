@@ -1,0 +1,75 @@
+// Real Chromium for browser suites (playwright-core drives the system Chromium; Playwright's
+// own browser download is not used). Suites skip with a clear reason where none exists:
+//   const chromium = chromiumAvailable();
+//   describe("…", { skip: chromium.ok ? false : chromium.reason }, () => { … });
+// Network: guardNetwork() blocks and records every request that is not for the local test
+// server, so "no request leaves the page" is asserted, not assumed.
+import { accessSync, constants } from "node:fs";
+import { chromium } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
+
+const DEFAULT_CHROMIUM = "/usr/bin/chromium";
+
+function executablePath(): string {
+  return process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
+}
+
+export function chromiumAvailable(): { ok: true } | { ok: false; reason: string } {
+  const path = executablePath();
+  try {
+    accessSync(path, constants.X_OK);
+    return { ok: true };
+  } catch {
+    const reason = process.env.CHROMIUM_PATH
+      ? `CHROMIUM_PATH=${path} is not an executable file`
+      : `no executable Chromium at ${path} (set CHROMIUM_PATH to use another one)`;
+    return { ok: false, reason };
+  }
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: executablePath(),
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+    headless: true,
+  });
+}
+
+export type NetworkLog = {
+  /** Requests served by the test server (path only). */
+  served: string[];
+  /** Every other attempt: aborted, never sent. */
+  blocked: string[];
+  /** WebSocket attempts (always refused). */
+  sockets: string[];
+};
+
+/**
+ * Route every request of `context`: only `allowedPaths` on `origin` go through; anything else
+ * is aborted and recorded, including other paths on the test server itself.
+ */
+export async function guardNetwork(context: BrowserContext, origin: string, allowedPaths: ReadonlySet<string>): Promise<NetworkLog> {
+  const log: NetworkLog = { served: [], blocked: [], sockets: [] };
+  await context.route("**/*", async (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin === origin && allowedPaths.has(url.pathname)) {
+      log.served.push(url.pathname);
+      await route.continue();
+    } else {
+      log.blocked.push(url.href);
+      await route.abort("blockedbyclient");
+    }
+  });
+  await context.routeWebSocket(/.*/, (ws) => {
+    log.sockets.push(ws.url());
+    void ws.close();
+  });
+  return log;
+}

@@ -1,0 +1,396 @@
+// R3–R5, C5, C6: the note renderer (renderer/lib/markdown.ts), bundled by Vite and run in real
+// Chromium behind the app's strict CSP. Every payload of the XSS corpus is rendered, inserted
+// with innerHTML (as Svelte's {@html} does), poked with events, and inspected; no request may
+// leave the page and the page may not navigate. Then ordinary rendering and timing.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { RenderedNote } from "../../renderer/lib/markdown-types.ts";
+import { XSS_PAYLOADS } from "../fixtures/xss/payloads.ts";
+import type { XssPayload } from "../fixtures/xss/payloads.ts";
+import { bundleModule } from "./bundle.ts";
+import type { Bundle } from "./bundle.ts";
+import { chromiumAvailable, guardNetwork, launchChromium } from "./chromium.ts";
+import type { NetworkLog } from "./chromium.ts";
+import { callIsSafeLink, callRenderNote, callRenderNoteOnValues, installTripwires, pageReady, pageState, readLog, runBatch, timeRenderNote } from "./page-harness.ts";
+import type { HarnessLog } from "./page-harness.ts";
+import { startStaticServer } from "./server.ts";
+import type { StaticServer } from "./server.ts";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'";
+const BATCH = 50;
+
+/** What the spec allows (R3), written out independently of the implementation. */
+const ALLOWED: Record<string, string[]> = {
+  p: [], br: [], hr: [], strong: [], em: [], b: [], i: [], del: [], s: [], code: [], pre: [], blockquote: [],
+  ul: [], ol: ["start"], li: [], h1: [], h2: [], h3: [], h4: [], h5: [], h6: [],
+  table: [], thead: [], tbody: [], tr: [], th: ["align"], td: ["align"],
+  a: ["href", "rel", "data-external"],
+  progress: ["value", "max", "aria-label"],
+};
+
+const INDEX = (title: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,">` +
+  `<script type="module" src="/boot.js"></script></head><body><main></main></body></html>`;
+const BOOT = `import * as markdown from "/markdown.js";\nwindow.__markdown = markdown;\ndocument.documentElement.dataset.ready = "1";\n`;
+
+type Session = {
+  context: BrowserContext;
+  page: Page;
+  network: NetworkLog;
+  navigations: string[];
+  dialogs: string[];
+  pageErrors: string[];
+};
+
+const chromium = chromiumAvailable();
+
+describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? false : chromium.reason }, () => {
+  let bundle: Bundle;
+  let server: StaticServer;
+  let browser: Browser;
+  const sessions: Session[] = [];
+  let strict: Session;
+
+  async function open(path: string): Promise<Session> {
+    const context = await browser.newContext({ serviceWorkers: "block", javaScriptEnabled: true });
+    const network = await guardNetwork(context, server.origin, server.paths);
+    await context.addInitScript(installTripwires);
+    const page = await context.newPage();
+    const session: Session = { context, page, network, navigations: [], dialogs: [], pageErrors: [] };
+    page.on("dialog", (dialog) => {
+      session.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    page.on("pageerror", (error) => session.pageErrors.push(String(error)));
+    page.on("popup", (popup) => session.navigations.push(`popup ${popup.url()}`));
+    await page.goto(server.origin + path);
+    await page.waitForFunction(pageReady);
+    page.on("framenavigated", (frame) => session.navigations.push(`${frame === page.mainFrame() ? "main" : "frame"} ${frame.url()}`));
+    sessions.push(session);
+    return session;
+  }
+
+  async function render(markdown: string | null): Promise<RenderedNote> {
+    return strict.page.evaluate(callRenderNote, markdown);
+  }
+
+  before(async () => {
+    bundle = await bundleModule(join(ROOT, "renderer/lib/markdown.ts"), "markdown.js", ROOT);
+    server = await startStaticServer({
+      "/": { type: "text/html; charset=utf-8", body: INDEX("strict CSP"), headers: { "content-security-policy": CSP } },
+      "/no-csp.html": { type: "text/html; charset=utf-8", body: INDEX("no CSP") },
+      "/boot.js": { type: "text/javascript; charset=utf-8", body: BOOT },
+      "/markdown.js": { type: "text/javascript; charset=utf-8", body: bundle.code },
+    });
+    browser = await launchChromium();
+    strict = await open("/");
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await bundle?.dispose();
+  });
+
+  async function runCorpus(session: Session, payloads: readonly XssPayload[]): Promise<string[]> {
+    const failures: string[] = [];
+    for (let i = 0; i < payloads.length; i += BATCH) {
+      const items = payloads.slice(i, i + BATCH).map(({ id, markdown }) => ({ id, markdown }));
+      const before = await session.page.evaluate(readLog);
+      const { results, liveViolations } = await session.page.evaluate(runBatch, { items, raw: false, allowed: ALLOWED });
+      const afterLog = await session.page.evaluate(readLog);
+      for (const r of results) if (r.problems.length > 0) failures.push(`${r.id}: ${r.problems.join("; ")}\n    html: ${r.html.slice(0, 300)}`);
+      const delta = logDelta(before, afterLog);
+      if (liveViolations.length > 0) delta.push(`CSP violations while live: ${liveViolations.join(" | ")}`);
+      if (delta.length > 0) failures.push(`batch ${items[0]?.id}…${items.at(-1)?.id}: ${delta.join("; ")}`);
+    }
+    const state = await session.page.evaluate(pageState);
+    if (state.href !== server.origin + new URL(session.page.url()).pathname) failures.push(`page moved to ${state.href}`);
+    if (state.baseURI !== state.href) failures.push(`base URI changed to ${state.baseURI}`);
+    if (state.scripts !== 1 || state.headExtras !== 0) failures.push(`page gained elements: ${JSON.stringify(state)}`);
+    return failures;
+  }
+
+  function logDelta(a: HarnessLog, b: HarnessLog): string[] {
+    const out: string[] = [];
+    const grew = (name: keyof HarnessLog, x: unknown[], y: unknown[]) => {
+      if (y.length > x.length) out.push(`${name}: ${y.slice(x.length).join(" | ")}`);
+    };
+    grew("xss", a.xss, b.xss);
+    grew("dialogs", a.dialogs, b.dialogs);
+    grew("opens", a.opens, b.opens);
+    grew("errors", a.errors, b.errors);
+    if (b.submits > a.submits) out.push(`submits: ${b.submits - a.submits}`);
+    const unsafeClicks = b.clicks.slice(a.clicks.length).filter((href) => !/^(?:https?|mailto):/.test(href));
+    if (unsafeClicks.length > 0) out.push(`unsafe link clicked: ${unsafeClicks.join(" | ")}`);
+    return out;
+  }
+
+  function assertQuiet(session: Session): void {
+    assert.deepEqual(session.network.blocked, [], "requests that tried to leave the page");
+    assert.deepEqual(session.network.sockets, [], "WebSocket attempts");
+    assert.deepEqual(session.dialogs, [], "native dialogs");
+    assert.deepEqual(session.pageErrors, [], "uncaught page errors");
+    assert.deepEqual(session.navigations, [], "navigations or popups");
+    for (const path of session.network.served) assert.ok(["/", "/no-csp.html", "/boot.js", "/markdown.js"].includes(path), `served ${path}`);
+  }
+
+  // -------------------------------------------------------------------------------------
+
+  describe("XSS corpus", () => {
+    test(`corpus size and shape (${XSS_PAYLOADS.length} payloads)`, () => {
+      assert.ok(XSS_PAYLOADS.length >= 200);
+      assert.equal(new Set(XSS_PAYLOADS.map((p) => p.id)).size, XSS_PAYLOADS.length, "unique ids");
+      for (const p of XSS_PAYLOADS) assert.ok(Buffer.byteLength(p.markdown) <= 8192, `${p.id} within the C5 note limit`);
+    });
+
+    test("every payload is inert behind the app's strict CSP", async () => {
+      const failures = await runCorpus(strict, XSS_PAYLOADS);
+      assert.deepEqual(failures, []);
+      assertQuiet(strict);
+    });
+
+    test("every payload is inert without any CSP (the sanitizer alone)", async () => {
+      const session = await open("/no-csp.html");
+      const failures = await runCorpus(session, XSS_PAYLOADS);
+      assert.deepEqual(failures, []);
+      assertQuiet(session);
+    });
+
+    test("the oracle is live: unsanitized HTML trips it (control)", async () => {
+      const raw = [
+        { id: "handler", markdown: `<img src="/canary.png" onerror="__xss('canary')">` },
+        { id: "remote", markdown: `<img src="https://evil.example/canary.png">` },
+        { id: "link", markdown: `<a href="javascript:__xss('link')">x</a>` },
+        { id: "style", markdown: `<p style="color:red" id="location">x</p>` },
+      ];
+      for (const path of ["/no-csp.html", "/"]) {
+        const session = await open(path);
+        const { results, liveViolations } = await session.page.evaluate(runBatch, { items: raw, raw: true, allowed: ALLOWED });
+        for (const r of results) assert.ok(r.problems.length > 0, `${path} ${r.id}: the inspection finds it`);
+        const log = await session.page.evaluate(readLog);
+        if (path === "/") {
+          assert.ok(liveViolations.some((v) => v.startsWith("script-src")), `CSP reports the blocked handler: ${liveViolations.join(" | ")}`);
+          assert.ok(liveViolations.some((v) => v.startsWith("img-src") && v.includes("evil.example")), "CSP reports the remote image");
+          assert.deepEqual(log.xss, [], "CSP stops the handler");
+        } else {
+          assert.ok(log.xss.includes("canary"), `the tripwire fires without CSP: ${JSON.stringify(log)}`);
+          assert.ok(session.network.blocked.some((u) => u.startsWith("https://evil.example/")), "a remote request is caught");
+        }
+        assert.ok(session.network.blocked.some((u) => u.endsWith("/canary.png")), "a same-origin request outside the page's files is caught");
+        assert.ok(log.clicks.includes("javascript:__xss('link')"), "link clicks are intercepted and recorded");
+        assert.deepEqual(session.navigations, [], "clicks never navigate");
+        sessions.splice(sessions.indexOf(session), 1);
+        await session.context.close();
+      }
+    });
+  });
+
+  // -------------------------------------------------------------------------------------
+
+  describe("ordinary rendering", () => {
+    test("headings, emphasis, inline code, strikethrough", async () => {
+      const r = await render("# Title\n\n## Sub\n\n**bold** *em* `a<b>` ~~gone~~");
+      assert.equal(r.html, "<h1>Title</h1>\n<h2>Sub</h2>\n<p><strong>bold</strong> <em>em</em> <code>a&lt;b&gt;</code> <del>gone</del></p>");
+      assert.equal(r.empty, false);
+      assert.equal(r.progress, null);
+    });
+
+    test("lists: bullets, numbered with start, nested, task lists as text", async () => {
+      const r = await render("- one\n  - nested\n- two\n\n3. three\n4. four\n\n- [x] done\n- [ ] todo");
+      assert.match(r.html, /<ul>\n<li>one<ul>\n<li>nested<\/li>\n<\/ul>\n<\/li>\n<li>two<\/li>\n<\/ul>/);
+      assert.match(r.html, /<ol start="3">\n<li>three<\/li>\n<li>four<\/li>\n<\/ol>/);
+      assert.match(r.html, /<li>\u2611 done<\/li>\n<li>\u2610 todo<\/li>/);
+      assert.doesNotMatch(r.html, /<input/);
+    });
+
+    test("tables keep alignment and nothing else", async () => {
+      const r = await render("| Step | State |\n|:--|:-:|\n| Build | **ok** |\n| Test | 3/7 |");
+      assert.match(r.html, /<table>\n<thead>\n<tr>\n<th align="left">Step<\/th>\n<th align="center">State<\/th>/);
+      assert.match(r.html, /<td align="left">Build<\/td>\n<td align="center"><strong>ok<\/strong><\/td>/);
+    });
+
+    test("code blocks are escaped and lose their language class", async () => {
+      const r = await render("```html\n<script>alert(1)</script>\n```\n\n    indented <b>\n");
+      assert.equal(r.html, "<pre><code>&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre>\n<pre><code>indented &lt;b&gt;\n</code></pre>");
+    });
+
+    test("http, https and mailto links are kept, normalised, rel=noopener noreferrer, no target", async () => {
+      const r2 = await render("[docs](HTTPS://Docs.Example/path?q=1#h) <http://x.example> <me@mail.example> www.w.example [m](mailto:a@b.example)");
+      assert.equal(
+        r2.html,
+        '<p><a href="https://docs.example/path?q=1#h" rel="noopener noreferrer" data-external="">docs</a> ' +
+          '<a href="http://x.example/" rel="noopener noreferrer" data-external="">http://x.example</a> ' +
+          '<a href="mailto:me@mail.example" rel="noopener noreferrer" data-external="">me@mail.example</a> ' +
+          '<a href="http://www.w.example/" rel="noopener noreferrer" data-external="">www.w.example</a> ' +
+          '<a href="mailto:a@b.example" rel="noopener noreferrer" data-external="">m</a></p>',
+      );
+      assert.doesNotMatch(r2.html, /target=/);
+    });
+
+    test("other links drop to their text", async () => {
+      for (const href of ["javascript:alert(1)", "ftp://f.example/x", "file:///etc/passwd", "data:text/plain,hi", "/relative", "#top", "vbscript:x", "chrome://settings", "tel:123"]) {
+        const r = await render(`before [the text](${href}) after`);
+        assert.equal(r.html, "<p>before the text after</p>", href);
+      }
+      const raw = await render('<a href="https://ok.example/">raw link</a>');
+      assert.equal(raw.html, "<p>raw link</p>", "raw HTML links are removed too (R3)");
+    });
+
+    test("isSafeLink: http, https, mailto only, absolute only", async () => {
+      const cases: Array<[string, boolean]> = [
+        ["https://a.example/", true], ["http://a.example", true], ["mailto:a@b.example", true], ["HTTPS://A.EXAMPLE", true],
+        ["javascript:alert(1)", false], [" javascript:alert(1)", false], ["java\tscript:alert(1)", false],
+        ["data:text/html,x", false], ["vbscript:x", false], ["ftp://a.example", false], ["file:///x", false],
+        ["/relative", false], ["//a.example/x", false], ["#x", false], ["", false], ["https://", false], ["about:blank", false],
+      ];
+      const got = await strict.page.evaluate(callIsSafeLink, cases.map(([h]) => h));
+      assert.deepEqual(got, cases.map(([, ok]) => ok));
+    });
+
+    test("images are never loaded: they become their alt text", async () => {
+      const r = await render('![build graph](https://evil.example/g.png) and ![](x.png) and <img src="/y.png" alt="raw alt">');
+      assert.equal(r.html, "<p>build graph and  and raw alt</p>");
+      const link = await render("[![logo](https://evil.example/l.png)](https://ok.example/)");
+      assert.equal(link.html, '<p><a href="https://ok.example/" rel="noopener noreferrer" data-external="">logo</a></p>');
+    });
+
+    test("raw HTML is removed except <progress>; its text stays (R3)", async () => {
+      const block = await render("<div align=center>\n<b>bold</b> and <span style=\"color:red\">red</span>\n</div>");
+      assert.equal(block.html, "bold and red");
+      const inline = await render("a <b>b</b> <kbd>c</kbd> <!-- hidden --> d");
+      assert.equal(inline.html, "<p>a b c  d</p>");
+      const scriptText = await render("x <script>alert(1)</script> y");
+      assert.doesNotMatch(scriptText.html, /<script/);
+    });
+
+    test("character references render as text", async () => {
+      const r = await render("AT&T &amp; &copy; &#60;b&#62; &lt;i&gt;");
+      assert.equal(r.html, "<p>AT&amp;T &amp; © &lt;b&gt; &lt;i&gt;</p>");
+    });
+
+    test("R4: the first progress is pinned with its label; later ones stay in the body", async () => {
+      const r = await render(
+        '<progress value="12" max="30" aria-label="PRs reviewed · 12/30"></progress>\n\nReviewing.\n\n<progress value="1" max="4" aria-label="second" onclick="x" style="y"></progress>',
+      );
+      assert.deepEqual(r.progress, { value: 12, max: 30, label: "PRs reviewed · 12/30" });
+      assert.equal(r.html, '<p>Reviewing.</p>\n<p><progress value="1" max="4" aria-label="second"></progress></p>');
+      assert.equal(r.empty, false);
+    });
+
+    test("R4: values are clamped to [0, max]; max defaults to 1; numbers are never invented", async () => {
+      const cases: Array<[string, RenderedNote["progress"]]> = [
+        ['<progress value="40" max="30"></progress>', { value: 30, max: 30, label: null }],
+        ['<progress value="-3" max="10"></progress>', { value: 0, max: 10, label: null }],
+        ['<progress value="0.5"></progress>', { value: 0.5, max: 1, label: null }],
+        ['<progress value="5"></progress>', { value: 1, max: 1, label: null }],
+        ['<progress value="2" max="0"></progress>', { value: 1, max: 1, label: null }],
+        ['<progress value="2" max="-4"></progress>', { value: 1, max: 1, label: null }],
+        ['<progress value="0.25" max="abc"></progress>', { value: 0.25, max: 1, label: null }],
+        ['<progress value=" 3 " max="7" aria-label="  Checks  "></progress>', { value: 3, max: 7, label: "Checks" }],
+        ['<progress value="3" max="7" aria-label="   "></progress>', { value: 3, max: 7, label: null }],
+        ['<progress value="1e2" max="1e3"></progress>', { value: 100, max: 1000, label: null }],
+      ];
+      for (const [md, expected] of cases) {
+        const r = await render(md);
+        assert.deepEqual(r.progress, expected, md);
+        assert.equal(r.html, "", `${md}: the pinned bar leaves the body`);
+        assert.equal(r.empty, false, `${md}: a progress-only note is not empty`);
+      }
+    });
+
+    test("R4: a first progress without a value is indeterminate: not pinned, kept in the body", async () => {
+      for (const md of ['<progress aria-label="Indexing"></progress>', '<progress value="abc" max="3" aria-label="Indexing"></progress>']) {
+        const r = await render(md);
+        assert.equal(r.progress, null, md);
+        assert.match(r.html, /^<p><progress (max="3" )?aria-label="Indexing"><\/progress><\/p>$/, md);
+        assert.equal(r.empty, false, md);
+      }
+    });
+
+    test("R4: a progress inside a paragraph keeps the surrounding text, even unclosed", async () => {
+      const r = await render('Status: <progress value="3" max="7" aria-label="Checks"> three done, **four** to go');
+      assert.deepEqual(r.progress, { value: 3, max: 7, label: "Checks" });
+      assert.equal(r.html, "<p>Status:  three done, <strong>four</strong> to go</p>");
+    });
+
+    test("C6: invisible and bidi characters are stripped, also when written as references", async () => {
+      const r = await render(
+        "a\u200Bb\u202Ec\uFEFFd\u{E0041}e &#x202E;f&#8203;g &ZeroWidthSpace;h [l\u2062ink](https://ok.example/\u200B) <progress value=1 max=2 aria-label=\"x\u200Fy\"></progress>",
+      );
+      assert.equal(r.html, '<p>abcde fg h <a href="https://ok.example/" rel="noopener noreferrer" data-external="">link</a> </p>');
+      assert.deepEqual(r.progress, { value: 1, max: 2, label: "xy" });
+      assert.doesNotMatch(r.html, /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u206A-\u206F\uFEFF]|\uDB40[\uDC00-\uDC7F]/);
+    });
+
+    test("R5: notes without readable text are empty", async () => {
+      for (const md of [null, "", "   \n\t", "\u200B\u200B\u202E", "<div></div>", "![](x.png)", "<!-- comment -->", "---", "<br>", "| |\n|-|\n| |", "&ZeroWidthSpace;", "```\n\n```"]) {
+        const r = await render(md);
+        assert.equal(r.empty, true, JSON.stringify(md));
+        assert.equal(r.progress, null, JSON.stringify(md));
+        assert.equal(r.html, "", JSON.stringify(md));
+      }
+      const odd = await strict.page.evaluate(callRenderNoteOnValues, [42, true, {}, ["a"]]);
+      for (const r of odd) assert.deepEqual(r, { html: "", progress: null, empty: true }, "non-strings from the wire are empty, not a crash");
+    });
+
+    test("R5: a note-only card shows its note", async () => {
+      const r = await render("Waiting on **review** from the team.");
+      assert.deepEqual(r, { html: "<p>Waiting on <strong>review</strong> from the team.</p>", progress: null, empty: false });
+    });
+
+    test("C5: an 8,192-byte note renders completely", async () => {
+      const note = buildNote(8192);
+      assert.equal(Buffer.byteLength(note), 8192);
+      const r = await render(note);
+      assert.deepEqual(r.progress, { value: 12, max: 30, label: "PRs reviewed · 12/30" });
+      assert.equal(r.empty, false);
+      assert.match(r.html, /<table>/);
+      assert.match(r.html, /<pre><code>/);
+      assert.match(r.html, /END-OF-NOTE<\/p>$/);
+    });
+
+    test("speed: renderNote on an 8 KB note, uncached and cached", async () => {
+      const notes = Array.from({ length: 60 }, (_, i) => buildNote(8192).replace("END-OF-NOTE", `END-${String(i).padStart(7, "0")}`));
+      assert.ok(notes.every((n) => Buffer.byteLength(n) === 8192));
+      const cold = await strict.page.evaluate(timeRenderNote, { notes, warmup: 20, samples: 60, perSample: 1 });
+      const warm = await strict.page.evaluate(timeRenderNote, { notes: [notes[0]!], warmup: 5, samples: 30, perSample: 200 });
+      const small = await strict.page.evaluate(timeRenderNote, {
+        notes: Array.from({ length: 60 }, (_, i) => SAMPLE_NOTE.replace("Checks", `Checks ${i}`)), warmup: 20, samples: 60, perSample: 1,
+      });
+      const fmt = (t: { median: number; p95: number }) => `median ${t.median.toFixed(2)} ms, p95 ${t.p95.toFixed(2)} ms`;
+      console.log(`# renderNote 8 KB uncached: ${fmt(cold)}; cached: ${fmt(warm)}; ${Buffer.byteLength(SAMPLE_NOTE)}-byte sample note uncached: ${fmt(small)}`);
+      // Guards against pathological slowness only: absolute timings depend on the machine.
+      assert.ok(cold.median < 50, `uncached median ${cold.median} ms`);
+      assert.ok(warm.median < 0.1, `cached median ${warm.median} ms`);
+    });
+  });
+
+  test("nothing left any page, nothing navigated", () => {
+    for (const session of sessions) assertQuiet(session);
+  });
+});
+
+/** The Control UI's sample card, in spirit: bar, bold text, a small table and a link. */
+const SAMPLE_NOTE =
+  '<progress aria-label="Checks · 3/7" value="3" max="7"></progress>\n\n**Running the end-to-end suite.** Two flaky tests are retried.\n\n' +
+  "| Suite | Passed | Failed |\n|---|--:|--:|\n| unit | 412 | 0 |\n| gateway | 38 | 1 |\n| e2e | 12 | 2 |\n\nLogs: [CI run 4821](https://ci.example/runs/4821)";
+
+/** A realistic note of exactly `bytes` UTF-8 bytes: progress, headings, table, list, code, links. */
+function buildNote(bytes: number): string {
+  const head = '<progress value="12" max="30" aria-label="PRs reviewed · 12/30"></progress>\n\n# Release review\n\n';
+  const section = (i: number) =>
+    `## Batch ${i}\n\nReviewed **${i * 3}** pull requests, see [the board](https://board.example/r/${i}) and <mailto:team@example.com>.\n\n` +
+    `| PR | Owner | State |\n|:--|:-:|--:|\n| #${100 + i} | ana | *merged* |\n| #${200 + i} | bo | \`blocked\` |\n\n` +
+    `- [x] lint\n- [ ] flaky test ${i}\n  - retry with \`--runInBand\`\n\n> Note: ~~old plan~~ new plan.\n\n` +
+    "```ts\nconst batch = " + i + ";\nif (batch > 2) console.log(`batch ${batch}`);\n```\n\n";
+  let note = head;
+  for (let i = 1; Buffer.byteLength(note + section(i)) < bytes - 200; i++) note += section(i);
+  const tail = " END-OF-NOTE";
+  const room = bytes - Buffer.byteLength(note) - Buffer.byteLength(tail);
+  const words = "lorem ipsum dolor sit amet ".repeat(Math.ceil(room / 27)).slice(0, room);
+  return `${note}${words.trimEnd().padEnd(room, ".")}${tail}`;
+}

@@ -1,0 +1,322 @@
+// Code that runs inside the test page (passed to page.evaluate / addInitScript, so every
+// function here is self-contained: no imports, no module-level values). The root tsconfig has
+// no DOM library, so the few DOM members used are typed below, by hand.
+import type { RenderedNote } from "../../renderer/lib/markdown-types.ts";
+
+// ---------------------------------------------------------------------------------------
+// Minimal DOM typing
+
+interface PAttr {
+  readonly name: string;
+  readonly value: string;
+}
+
+interface PEvent {
+  readonly type: string;
+  readonly target: unknown;
+  readonly violatedDirective?: string;
+  readonly blockedURI?: string;
+  readonly message?: string;
+  preventDefault(): void;
+}
+
+type PEventConstructor = new (type: string, init?: { bubbles?: boolean; cancelable?: boolean }) => PEvent;
+
+interface PElement {
+  readonly localName: string;
+  readonly namespaceURI: string | null;
+  readonly attributes: ArrayLike<PAttr>;
+  innerHTML: string;
+  getAttribute(name: string): string | null;
+  querySelector(selectors: string): PElement | null;
+  querySelectorAll(selectors: string): ArrayLike<PElement>;
+  closest(selectors: string): PElement | null;
+  dispatchEvent(event: PEvent): boolean;
+  append(...nodes: PElement[]): void;
+  remove(): void;
+}
+
+interface PDocument {
+  readonly documentElement: PElement & { dataset: Record<string, string | undefined> };
+  readonly body: PElement;
+  readonly baseURI: string;
+  createElement(tag: string): PElement;
+  querySelectorAll(selectors: string): ArrayLike<PElement>;
+  addEventListener(type: string, listener: (event: PEvent) => void, capture?: boolean): void;
+}
+
+export type HarnessLog = {
+  /** Calls of the __xss tripwire. */
+  xss: string[];
+  /** alert / confirm / prompt / print calls. */
+  dialogs: string[];
+  /** Content-Security-Policy violations: "directive blocked-uri". */
+  violations: string[];
+  /** hrefs of clicked links (every click is prevented, as the app does). */
+  clicks: string[];
+  submits: number;
+  /** window.open calls. */
+  opens: string[];
+  /** Uncaught errors in the page. */
+  errors: string[];
+};
+
+export type MarkdownModule = {
+  renderNote(markdown: string | null): RenderedNote;
+  isSafeLink(href: string): boolean;
+};
+
+interface PWindow {
+  document: PDocument;
+  location: { href: string };
+  Event: PEventConstructor;
+  MouseEvent: PEventConstructor;
+  FocusEvent: PEventConstructor;
+  setTimeout(fn: () => void, ms: number): number;
+  performance: { now(): number };
+  addEventListener(type: string, listener: (event: PEvent) => void, capture?: boolean): void;
+  alert: (...args: unknown[]) => unknown;
+  confirm: (...args: unknown[]) => unknown;
+  prompt: (...args: unknown[]) => unknown;
+  print: (...args: unknown[]) => unknown;
+  open: (...args: unknown[]) => unknown;
+  __xss?: (...args: unknown[]) => void;
+  __log?: HarnessLog;
+  __markdown?: MarkdownModule;
+}
+
+// ---------------------------------------------------------------------------------------
+// Tripwires (installed before the page's own script)
+
+export function installTripwires(): void {
+  const w = globalThis as unknown as PWindow;
+  const log: HarnessLog = { xss: [], dialogs: [], violations: [], clicks: [], submits: 0, opens: [], errors: [] };
+  w.__log = log;
+  w.__xss = (...args: unknown[]) => {
+    log.xss.push(args.map(String).join(",") || "called");
+  };
+  for (const name of ["alert", "confirm", "prompt", "print"] as const) {
+    w[name] = (...args: unknown[]) => {
+      log.dialogs.push(`${name}(${args.map(String).join(",")})`);
+      return null;
+    };
+  }
+  w.open = (...args: unknown[]) => {
+    log.opens.push(String(args[0]));
+    return null;
+  };
+  w.document.addEventListener(
+    "securitypolicyviolation",
+    (event) => log.violations.push(`${event.violatedDirective ?? "?"} ${event.blockedURI ?? ""}`),
+    true,
+  );
+  // The app intercepts every click on a link and hands the URL to the shell; here, record it.
+  w.addEventListener(
+    "click",
+    (event) => {
+      const target = event.target as PElement | null;
+      const link = typeof target?.closest === "function" ? target.closest("a") : null;
+      if (link) log.clicks.push(link.getAttribute("href") ?? "(no href)");
+      event.preventDefault();
+    },
+    true,
+  );
+  w.addEventListener(
+    "submit",
+    (event) => {
+      log.submits++;
+      event.preventDefault();
+    },
+    true,
+  );
+  // Uncaught errors only (they are dispatched at the window; the test's own synthetic
+  // "error" events target elements).
+  w.addEventListener("error", (event) => {
+    if (event.target === (w as unknown)) log.errors.push(String(event.message ?? event.type));
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// The XSS run: render, insert with innerHTML, shake out handlers, inspect.
+
+export type BatchInput = {
+  items: ReadonlyArray<{ id: string; markdown: string }>;
+  /** Insert `markdown` as HTML without rendering it (oracle check only). */
+  raw: boolean;
+  /** Allowed element → allowed attributes; anything else is a finding. */
+  allowed: Readonly<Record<string, readonly string[]>>;
+};
+
+export type BatchResult = { id: string; problems: string[]; html: string };
+
+export type BatchOutput = {
+  results: BatchResult[];
+  /**
+   * CSP violations while the rendered HTML was live in the page. (Chromium also reports
+   * inline handlers it meets while DOMPurify parses a payload into its inert document; those
+   * are not counted: nothing can run there.)
+   */
+  liveViolations: string[];
+};
+
+export async function runBatch(input: BatchInput): Promise<BatchOutput> {
+  const w = globalThis as unknown as PWindow;
+  const doc = w.document;
+  const md = w.__markdown;
+  const log = w.__log;
+  if (!log) throw new Error("tripwires not installed");
+  const host = doc.body.querySelector("main") ?? doc.body;
+  const tick = (ms: number) => new Promise<void>((resolve) => w.setTimeout(resolve, ms));
+  const XHTML = "http://www.w3.org/1999/xhtml";
+  const DANGEROUS_URL = /^(?:javascript|vbscript|data):/i;
+  const compact = (value: string) => value.replace(/[\u0000-\u0020\u007f-\u009f\s]+/g, "");
+  const events = ["focus", "focusin", "blur", "load", "error", "toggle", "click", "dblclick", "mouseover", "mouseenter",
+    "pointerover", "pointerenter", "animationstart", "transitionend", "input", "change", "copy", "beforetoggle"];
+
+  // 1. Render everything.
+  const entries = input.items.map(({ id, markdown }) => {
+    const problems: string[] = [];
+    let html = "";
+    try {
+      if (input.raw) {
+        html = markdown;
+      } else {
+        if (!md) throw new Error("markdown module not loaded");
+        const note = md.renderNote(markdown);
+        html = note.html;
+        if (typeof note.html !== "string" || typeof note.empty !== "boolean") problems.push("malformed result");
+        const p = note.progress;
+        if (p !== null) {
+          const ok = Number.isFinite(p.value) && Number.isFinite(p.max) && p.max > 0 && p.value >= 0 && p.value <= p.max
+            && (p.label === null || typeof p.label === "string");
+          if (!ok) problems.push(`bad progress ${JSON.stringify(p)}`);
+        }
+      }
+    } catch (error) {
+      problems.push(`renderNote threw: ${String(error)}`);
+    }
+    return { id, container: doc.createElement("div"), problems, html };
+  });
+  await tick(30);
+  const mark = log.violations.length;
+
+  // 2. Insert as Svelte's {@html} does, then shake out handlers.
+  for (const entry of entries) {
+    host.append(entry.container);
+    entry.container.innerHTML = entry.html;
+    if (!input.raw && entry.container.innerHTML !== entry.html) entry.problems.push("serialization not stable after re-parse");
+  }
+  await tick(30);
+  for (const { container } of entries) {
+    for (const element of Array.from(container.querySelectorAll("*"))) {
+      for (const type of events) {
+        const Ctor = type.includes("click") || type.startsWith("mouse") ? w.MouseEvent : type.startsWith("focus") || type === "blur" ? w.FocusEvent : w.Event;
+        element.dispatchEvent(new Ctor(type, { bubbles: true, cancelable: true }));
+      }
+    }
+  }
+  await tick(30);
+
+  // 3. Inspect.
+  const results: BatchResult[] = [];
+  for (const { id, container, problems, html } of entries) {
+    for (const element of Array.from(container.querySelectorAll("*"))) {
+      const tag = element.localName;
+      if (element.namespaceURI !== XHTML) problems.push(`foreign element ${element.namespaceURI} ${tag}`);
+      const allowedAttrs = Object.hasOwn(input.allowed, tag) ? input.allowed[tag] : undefined;
+      if (allowedAttrs === undefined) problems.push(`element <${tag}> not allowed`);
+      for (const attr of Array.from(element.attributes)) {
+        const name = attr.name.toLowerCase();
+        if (name.startsWith("on")) problems.push(`handler ${name} on <${tag}>`);
+        else if (allowedAttrs !== undefined && !allowedAttrs.includes(name)) problems.push(`attribute ${name} on <${tag}>`);
+        if (DANGEROUS_URL.test(compact(attr.value))) problems.push(`dangerous URL in ${name} on <${tag}>: ${attr.value}`);
+      }
+      if (tag === "a") {
+        const href = element.getAttribute("href");
+        if (href === null) problems.push("link without href (should be text)");
+        else {
+          let protocol = "";
+          try {
+            protocol = new URL(href).protocol;
+          } catch {
+            protocol = "(relative)";
+          }
+          if (!["http:", "https:", "mailto:"].includes(protocol)) problems.push(`link protocol ${protocol}`);
+        }
+        if (element.getAttribute("rel") !== "noopener noreferrer") problems.push(`link rel=${element.getAttribute("rel")}`);
+      }
+    }
+    results.push({ id, problems, html });
+    container.remove();
+  }
+  return { results, liveViolations: log.violations.slice(mark) };
+}
+
+/** Page-level leftovers a payload could have planted outside its container. */
+export function pageState(): { href: string; baseURI: string; scripts: number; headExtras: number; ready: boolean } {
+  const w = globalThis as unknown as PWindow;
+  const doc = w.document;
+  return {
+    href: w.location.href,
+    baseURI: doc.baseURI,
+    scripts: doc.querySelectorAll("script").length,
+    headExtras: doc.querySelectorAll("base, meta[http-equiv], style, link:not([rel=icon]), iframe, object, embed, form").length,
+    ready: doc.documentElement.dataset["ready"] === "1",
+  };
+}
+
+export function readLog(): HarnessLog {
+  const w = globalThis as unknown as PWindow;
+  if (!w.__log) throw new Error("tripwires not installed");
+  return JSON.parse(JSON.stringify(w.__log)) as HarnessLog;
+}
+
+// ---------------------------------------------------------------------------------------
+// Plain calls into the bundled module
+
+export function callRenderNote(markdown: string | null): RenderedNote {
+  const md = (globalThis as unknown as PWindow).__markdown;
+  if (!md) throw new Error("markdown module not loaded");
+  return md.renderNote(markdown);
+}
+
+/** renderNote on values of the wrong type, as a malformed wire message could carry. */
+export function callRenderNoteOnValues(values: readonly unknown[]): RenderedNote[] {
+  const md = (globalThis as unknown as PWindow).__markdown;
+  if (!md) throw new Error("markdown module not loaded");
+  return values.map((value) => md.renderNote(value as string));
+}
+
+export function pageReady(): boolean {
+  return (globalThis as unknown as PWindow).document.documentElement.dataset["ready"] === "1";
+}
+
+export function callIsSafeLink(hrefs: readonly string[]): boolean[] {
+  const md = (globalThis as unknown as PWindow).__markdown;
+  if (!md) throw new Error("markdown module not loaded");
+  return hrefs.map((href) => md.isSafeLink(href));
+}
+
+/**
+ * Time renderNote, in ms per call. `notes` are rendered in turn, one call per sample; give
+ * distinct notes for the uncached path, one note for the cached one (`perSample` calls each).
+ */
+export function timeRenderNote(args: { notes: readonly string[]; warmup: number; samples: number; perSample: number }): { median: number; p95: number; min: number } {
+  const w = globalThis as unknown as PWindow;
+  const md = w.__markdown;
+  if (!md) throw new Error("markdown module not loaded");
+  const { notes } = args;
+  let k = 0;
+  const next = () => notes[k++ % notes.length] ?? null;
+  for (let i = 0; i < args.warmup; i++) md.renderNote(next());
+  const times: number[] = [];
+  for (let s = 0; s < args.samples; s++) {
+    const note = next();
+    const t0 = w.performance.now();
+    for (let i = 0; i < args.perSample; i++) md.renderNote(note);
+    times.push((w.performance.now() - t0) / args.perSample);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
+  return { median: at(0.5), p95: at(0.95), min: times[0] ?? NaN };
+}

@@ -51,6 +51,7 @@ export function parseSessionRow(value: unknown): SessionInfo | null {
     agentId: text(row.agentId) ?? agentIdOfKey(key),
     title: text(row.label) ?? text(row.displayName) ?? text(row.derivedTitle) ?? shortKeyTitle(key),
     kind: sessionKind(key, row),
+    parentKey: text(row.spawnedBy) ?? text(row.parentSessionKey),
     updatedAt: num(row.updatedAt),
     status,
     hasActiveRun: typeof row.hasActiveRun === "boolean" ? row.hasActiveRun : null,

@@ -24,6 +24,8 @@ export type SessionInfo = {
   agentId: string | null;
   title: string;
   kind: SessionKind;
+  /** The session that spawned this one (sub-agents), for grouping under it. */
+  parentKey: string | null;
   updatedAt: number | null;
   status: RunStatus | null;
   hasActiveRun: boolean | null;

@@ -36,8 +36,15 @@ describe("parseSessionRow", () => {
     const r = parseSessionRow({ key: KEY, sessionId: "s1", agentId: "main", updatedAt: 5, status: "done", hasActiveRun: false, activeRunIds: [], startedAt: 1, endedAt: 4 });
     assert.deepEqual(
       { ...r, title: undefined, kind: undefined },
-      { key: KEY, sessionId: "s1", agentId: "main", title: undefined, kind: undefined, updatedAt: 5, status: "done", hasActiveRun: false, activeRunIds: [], startedAt: 1, endedAt: 4 },
+      { key: KEY, sessionId: "s1", agentId: "main", title: undefined, kind: undefined, parentKey: null, updatedAt: 5, status: "done", hasActiveRun: false, activeRunIds: [], startedAt: 1, endedAt: 4 },
     );
+  });
+
+  test("a sub-agent names its parent", () => {
+    const r = parseSessionRow({ key: "agent:main:subagent:1", spawnedBy: "agent:main:dashboard:p", spawnDepth: 1 });
+    assert.equal(r?.parentKey, "agent:main:dashboard:p");
+    assert.equal(r?.kind, "subagent");
+    assert.equal(parseSessionRow({ key: KEY, parentSessionKey: null })?.parentKey, null);
   });
 
   test("unknown or missing fields are null, not guessed", () => {

@@ -16,6 +16,11 @@ export function sessionKind(key: string, row?: Record<string, unknown>): Session
   if (row && ((typeof row.spawnDepth === "number" && row.spawnDepth > 0) || typeof row.spawnedBy === "string")) return "subagent";
   const classified = row?.classification;
   if (classified === "main" || classified === "dashboard" || classified === "cron" || classified === "subagent") return classified;
+  return kindOfKey(key);
+}
+
+/** The kind a session key alone suggests (`agent:<id>:dashboard:…` and so on). */
+export function kindOfKey(key: string): SessionKind {
   const rest = key.startsWith("agent:") ? key.split(":").slice(2) : key.split(":");
   if (rest[0] === "main" && rest.length === 1) return "main";
   if (rest[0] === "dashboard") return "dashboard";

@@ -1,5 +1,6 @@
 // P3: which widgets the dashboard shows, in which state, grouped and filtered. Pure.
 import type { BoardsState } from "../../main/core/boards.ts";
+import { kindOfKey } from "../../main/core/sessions.ts";
 import type { CardEntry, ConnectionState, SessionInfo, SessionKind } from "../../main/core/types.ts";
 import { parsePinKey, pinKey } from "./card-key.ts";
 
@@ -130,16 +131,6 @@ export function widgetFor(
     byPerson: source.byPerson,
     byAgent: source.byAgent,
   };
-}
-
-/** The same guess sessions.ts makes from a key, for a pin whose row is not loaded. */
-export function kindOfKey(key: string): SessionKind {
-  const rest = key.startsWith("agent:") ? key.split(":").slice(2) : key.split(":");
-  if (rest[0] === "main" && rest.length === 1) return "main";
-  if (rest[0] === "dashboard") return "dashboard";
-  if (rest[0] === "cron") return "cron";
-  if (rest.includes("subagent")) return "subagent";
-  return "other";
 }
 
 /**

@@ -3,7 +3,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { SessionInfo } from "../../main/core/types.ts";
 import { pinKey } from "../../renderer/lib/card-key.ts";
-import { dashboardGroups, isFinished, kindOfKey, widgetFor } from "../../renderer/lib/dashboard-view.ts";
+import { kindOfKey } from "../../main/core/sessions.ts";
+import { dashboardGroups, isFinished, widgetFor } from "../../renderer/lib/dashboard-view.ts";
 import { card, connected, entry, GW, offline, steps, T0 } from "./fixtures.ts";
 
 function session(key: string, extra: Partial<SessionInfo> & Record<string, unknown> = {}): SessionInfo {

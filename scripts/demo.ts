@@ -1,0 +1,226 @@
+// `npm run demo`: a real local OpenClaw Gateway (the test harness's cached `openclaw`) with the
+// scripted model, real agent turns on four sessions so the agents write their own cards, and the
+// Progress Desk browser host showing them live. Runs until Ctrl-C.
+//   --once  exit after the story (for testing)
+//   --fast  no pacing delays
+import { spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { connectBareClient, p, type BareClient, type PlanStep } from "../test/harness/bare-client.ts";
+import { startGateway, type TestGateway } from "../test/harness/gateway.ts";
+import { startScriptedModel, type ScriptedModel } from "../test/harness/scripted-model.ts";
+import { startTestHost, type TestHost } from "../test/e2e/support.ts";
+
+const { values } = parseArgs({ options: { once: { type: "boolean" }, fast: { type: "boolean" } } });
+const once = values.once === true;
+const fast = values.fast === true;
+const root = join(import.meta.dirname, "..");
+const t0 = Date.now();
+
+const say = (line: string) => process.stderr.write(`[demo ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
+const pause = (ms: number) => (fast ? Promise.resolve() : new Promise<void>((r) => setTimeout(r, ms)));
+/** A think time inside a turn (the run stays alive, so the card reads as active). */
+const think = (ms: number) => (fast ? 0 : ms);
+const TURN_TIMEOUT_MS = 90_000;
+
+let model: ScriptedModel | undefined;
+let gw: TestGateway | undefined;
+let user: BareClient | undefined;
+let th: TestHost | undefined;
+let stopping: Promise<void> | null = null;
+
+function cleanup(): Promise<void> {
+  stopping ??= (async () => {
+    await th?.stop().catch(() => {});
+    if (th) rmSync(th.home, { recursive: true, force: true });
+    await user?.close().catch(() => {});
+    await gw?.dispose().catch(() => {});
+    await model?.stop().catch(() => {});
+  })();
+  return stopping;
+}
+
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.on(sig, () => {
+    say(`${sig}: stopping the host and the Gateway…`);
+    void cleanup().finally(() => process.exit(0));
+  });
+}
+
+function browserOpener(): string | null {
+  if (process.platform === "linux" && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return null;
+  const candidates = process.platform === "darwin" ? ["open"] : process.platform === "win32" ? [] : ["xdg-open"];
+  for (const c of candidates) if (spawnSync("sh", ["-c", `command -v ${c}`]).status === 0) return c;
+  return null;
+}
+
+function steps(names: string[], done: number, working = true): PlanStep[] {
+  return names.map((step, i) => ({ step, status: i < done ? "completed" : i === done && working ? "in_progress" : "pending" }));
+}
+
+async function turn(key: string, script: unknown[], what: string): Promise<void> {
+  const r = await user!.runTurn(key, script, { timeoutMs: TURN_TIMEOUT_MS });
+  if (r.phase !== "end") throw new Error(`${what}: the run ended with ${r.phase}`);
+}
+
+async function session(label: string): Promise<string> {
+  const { key } = await user!.request<{ key: string }>("sessions.create", { label });
+  return key;
+}
+
+// A: a labelled progress bar counting up over several turns while the checklist advances, ending complete.
+async function storyA(): Promise<string> {
+  const key = await session("Review open PRs");
+  const names = ["List open PRs", "Review each PR", "Post review summaries"];
+  const bar = (n: number, note: string) => `<progress aria-label="PRs reviewed · ${n}/6" value="${n}" max="6"></progress>\n\n${note}`;
+  say("A · Review open PRs: listing PRs");
+  await turn(key, [
+    { tool: "progress_card", args: { plan: steps(names, 0), markdown: bar(0, "Listing the open pull requests…") } },
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(0, "Six open PRs; starting with #801.") }, delayMs: think(3000) },
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(1, "Reviewed #801.") }, delayMs: think(3000) },
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(2, "Reviewed #802.") }, delayMs: think(3000) },
+    { text: "Reviewed two so far; continuing next turn.", delayMs: think(1500) },
+  ], "A turn 1");
+  await pause(3000);
+  say("A · Review open PRs: reviewing more");
+  await turn(key, [
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(3, "Reviewed #805.") }, delayMs: think(2500) },
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(4, "Reviewed #807.") }, delayMs: think(3000) },
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(5, "Reviewed #809.") }, delayMs: think(3000) },
+    { text: "Five down, one to go.", delayMs: think(1500) },
+  ], "A turn 2");
+  await pause(3000);
+  say("A · Review open PRs: last PR and summaries");
+  await turn(key, [
+    { tool: "progress_card", args: { plan: steps(names, 2), markdown: bar(6, "All six reviewed; posting summaries.") }, delayMs: think(2500) },
+    { tool: "progress_card", args: { plan: steps(names, 3), markdown: bar(6, "Done: 4 approved, 2 need changes.") }, delayMs: think(3000) },
+    { text: "All PRs reviewed.", delayMs: think(1000) },
+  ], "A turn 3");
+  say("A · Review open PRs: complete");
+  return key;
+}
+
+// B: advances two steps, then the run ends with work unfinished: the card shows paused.
+async function storyB(): Promise<string> {
+  const key = await session("Repair session owner");
+  const names = ["Reproduce the owner mismatch", "Find the faulty write", "Patch the owner check", "Run the session suite"];
+  say("B · Repair session owner: working");
+  await turn(key, [
+    { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Reproducing the owner mismatch on a fresh session." } },
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Reproduced: the owner flips after a reconnect." }, delayMs: think(3000) },
+    { tool: "progress_card", args: { plan: steps(names, 2), markdown: "Found it: the reconnect path rewrites `owner`." }, delayMs: think(3000) },
+    { text: "Stopping here for now; the patch needs a decision.", delayMs: think(3000) },
+  ], "B turn");
+  say("B · Repair session owner: the run ended with work unfinished (paused)");
+  return key;
+}
+
+// C: completes all steps, then the card is cleared and a new card starts.
+async function storyC(): Promise<string> {
+  const key = await session("Release 2026.12");
+  const names = ["Bump versions", "Build artifacts", "Publish release notes"];
+  say("C · Release 2026.12: releasing");
+  await turn(key, [
+    { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Cutting **2026.12**." } },
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Versions bumped; building." }, delayMs: think(2500) },
+    { tool: "progress_card", args: { plan: steps(names, 2), markdown: "Artifacts built; writing notes." }, delayMs: think(2500) },
+    { tool: "progress_card", args: { plan: steps(names, 3), markdown: "Released 2026.12." }, delayMs: think(2500) },
+    { text: "Release done.", delayMs: think(1000) },
+  ], "C turn 1");
+  say("C · Release 2026.12: complete");
+  await pause(5000);
+  const { card } = await user!.get(key);
+  await user!.put(key, card ? { expectedRevision: card.revision } : {});
+  say("C · Release 2026.12: card cleared");
+  await pause(4000);
+  const next = ["Announce the release", "Open the 2027.1 milestone"];
+  say("C · Release 2026.12: a new card starts");
+  await turn(key, [
+    { tool: "progress_card", args: { plan: steps(next, 0), markdown: "Follow-ups for 2026.12." } },
+    { tool: "progress_card", args: { plan: steps(next, 1), markdown: "Announced; opening the next milestone." }, delayMs: think(3000) },
+    { text: "Milestone next time.", delayMs: think(1500) },
+  ], "C turn 2");
+  return key;
+}
+
+// D: a note-only card, then a refresh the scripted model answers with a newer card.
+async function storyD(): Promise<string> {
+  const key = await session("Wait for CI");
+  say("D · Wait for CI: note-only card");
+  await turn(key, [
+    { tool: "progress_card", args: { markdown: "Waiting for CI on **#812** (`linux`, `macos`)." } },
+    { text: "I'll check back when CI finishes.", delayMs: think(1000) },
+  ], "D turn");
+  await pause(5000);
+  const before = (await user!.get(key)).card?.revision ?? 0;
+  say("D · Wait for CI: refreshing (progressCard.refresh)");
+  const since = user!.events.length;
+  await user!.request("progressCard.refresh", { sessionKey: key, idempotencyKey: randomUUID() });
+  await user!.waitForEvent(
+    (e) => e.event === "progressCard.changed" && p(e).sessionKey === key && Number(p(e).revision) > before,
+    60_000,
+    since,
+  );
+  say("D · Wait for CI: the refresh brought a newer card");
+  return key;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(root, "dist", "renderer"))) throw new Error("the pages are not built: run `npm run build` first (npm run demo does)");
+  say("Starting a local OpenClaw Gateway with a scripted model (the first run installs openclaw, about a minute)…");
+  model = await startScriptedModel();
+  gw = await startGateway({ model });
+  say(`Gateway ready at ${gw.url}`);
+  user = await connectBareClient(gw);
+  say("Starting the Progress Desk browser host…");
+  th = await startTestHost(gw);
+  process.stdout.write(`${th.host.url}\n`);
+  const opener = browserOpener();
+  if (opener) {
+    spawn(opener, [th.host.url], { stdio: "ignore", detached: true }).on("error", () => {}).unref();
+    say("Opened the page above in your default browser: watch the cards appear.");
+  } else {
+    say("No browser to open here: open the address above in a browser on this machine.");
+  }
+  say("Warming up the agent runtime (the first turn is slow)…");
+  const warm = await user.createSession();
+  await turn(warm, [{ text: "warmed up" }], "warm-up");
+  say("Warm-up done. The story starts now.");
+
+  const a = storyA(); // runs alongside the others
+  a.catch(() => {});
+  await pause(4000);
+  const b = await storyB();
+  await pause(4000);
+  const c = await storyC();
+  await pause(3000);
+  const d = await storyD();
+  const keys: [string, string][] = [["Review open PRs", await a], ["Repair session owner", b], ["Release 2026.12", c], ["Wait for CI", d]];
+
+  // What the host's page shows: the desk behind it (give it a moment to read the last changes).
+  await new Promise((r) => setTimeout(r, 1500));
+  const gatewayId = th.desk.gatewayIds()[0]!;
+  say(`Story done in ${((Date.now() - t0) / 1000).toFixed(0)} s. Cards now:`);
+  for (const [label, key] of keys) {
+    const { card } = await user.get(key);
+    const entry = th.desk.entry(gatewayId, key);
+    const steps = card?.steps ?? [];
+    const done = steps.filter((s) => s.status === "completed").length;
+    const text = (card?.markdown ?? "").replace(/<[^>]*>/g, "").replace(/\s+/g, " ").trim();
+    say(`  ${label.padEnd(21)} rev ${card?.revision ?? "-"} · ${entry?.derived?.state ?? "no card"} · ${done}/${steps.length} steps · ${text.slice(0, 60)}`);
+  }
+  if (once) {
+    await cleanup();
+    say("Done (--once).");
+    process.exit(0);
+  }
+  say(`Still running: the page is at ${th.host.url} — press Ctrl-C to stop.`);
+}
+
+main().catch(async (err: unknown) => {
+  say(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  await cleanup();
+  process.exit(1);
+});

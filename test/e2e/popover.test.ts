@@ -59,6 +59,15 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       const after = await c.boundingBox();
       assert.equal(Math.round(after!.height), Math.round(box!.height), "no layout jump for a collapsed card's update");
 
+      // A reconnect never reopens a collapsed card (E3): wake() drops and re-makes the connection.
+      const gatewayId = th.desk.gatewayIds()[0]!;
+      const confirmedBefore = th.desk.entry(gatewayId, key)?.confirmedAt ?? 0;
+      th.desk.wake();
+      for (let i = 0; i < 100 && (th.desk.entry(gatewayId, key)?.confirmedAt ?? 0) <= confirmedBefore; i += 1) await page.waitForTimeout(100);
+      assert.ok((th.desk.entry(gatewayId, key)?.confirmedAt ?? 0) > confirmedBefore, "the card was re-read after the reconnect");
+      await page.waitForTimeout(300);
+      assert.equal(await toggle.getAttribute("aria-expanded"), "false", "still collapsed after a reconnect");
+
       // Enter and Space on the title bar toggle (E4).
       await toggle.focus();
       await page.keyboard.press("Enter");

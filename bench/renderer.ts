@@ -6,7 +6,6 @@
 //   3. 50 cards on the popover: mutation records outside the one updated card's <article>.
 // Writes only the section between the renderer-bench markers in docs/benchmarks.md (bench/run.ts
 // owns the rest of the file). Reports figures; asserts nothing. Cleans up Gateway and browser.
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,7 +16,7 @@ import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
 import { startStaticServer, type StaticServer } from "../test/browser/server.ts";
 import { openPage, removeHome, startTestHost, type TestHost } from "../test/e2e/support.ts";
 import { connectBareClient, p, type BareClient } from "../test/harness/bare-client.ts";
-import type { GatewayReady } from "./gateway-host.ts";
+import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
 import { ms, summarize, type Summary } from "./stats.ts";
 
 // Callbacks passed to page.evaluate run in the page; the Node-side program has no DOM types.
@@ -48,15 +47,6 @@ const BOOT = `import * as markdown from "/markdown.js";\nwindow.__markdown = mar
 
 const sleep = (d: number) => new Promise<void>((r) => setTimeout(r, d));
 
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: nothing within ${timeoutMs} ms`)), timeoutMs);
-    }),
-  ]);
-}
 
 const verdict = (ok: boolean) => (ok ? "**PASS**" : "**MISS**");
 
@@ -113,42 +103,6 @@ function buildNote(limit: number): string {
   return note;
 }
 
-type HostedGateway = { url: string; token: string; dispose(): Promise<void> };
-
-/** The harness's real Gateway in its own process (bench/gateway-host.ts, as bench/run.ts does). */
-async function startHostedGateway(): Promise<HostedGateway> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, "gateway-host.ts")], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    env: { ...process.env, PD_BENCH_REEXEC: "1" },
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const ready = await withTimeout(
-    new Promise<GatewayReady>((resolve, reject) => {
-      child.on("message", (m: GatewayReady | { type: "error"; message: string }) =>
-        m.type === "ready" ? resolve(m) : reject(new Error(`Gateway did not start: ${m.message}`)),
-      );
-      void exited.then(() => reject(new Error("the Gateway host exited before the Gateway was ready")));
-    }),
-    90_000,
-    "Gateway start",
-  ).catch(async (err: unknown) => {
-    child.kill("SIGTERM");
-    await exited;
-    throw err;
-  });
-  return {
-    url: ready.url,
-    token: ready.token,
-    async dispose() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.send({ type: "dispose" });
-      await withTimeout(exited, 20_000, "Gateway dispose").catch(async () => {
-        child.kill("SIGTERM");
-        await exited;
-      });
-    },
-  };
-}
 
 // ——— 1. Markdown ———
 

@@ -334,9 +334,11 @@ export class CardStore {
       this.emitSlot(slot);
       return;
     }
-    // A write reply that landed while this read was in flight is newer than what the read
-    // saw, unless the read shows a newer revision still: never go back (C4), read again.
-    if (epoch !== slot.writeEpoch && slot.card && (card === null || card.revision < slot.card.revision)) {
+    // A write reply (or our own confirmed clear) that landed while this read was in flight
+    // is newer than what the read saw, unless the read shows a newer revision still: never
+    // go back (C4), never bring a cleared card back for a moment; read again instead.
+    const regresses = slot.card ? card === null || card.revision < slot.card.revision : card !== null;
+    if (epoch !== slot.writeEpoch && regresses) {
       slot.again = true;
       return;
     }
@@ -442,6 +444,7 @@ export class CardStore {
   applyCleared(sessionKey: string, agentId: string | null, revision: number): void {
     const slot = this.slotFor(sessionKey, agentId);
     if (slot.card && slot.card.revision === revision) {
+      slot.writeEpoch += 1;
       slot.card = null;
       slot.derived = null;
       clearTimer(slot, "refreshTimer");

@@ -229,6 +229,25 @@ describe("CardStore: out-of-order replies (C4)", () => {
     await settle();
     assert.equal(h.store.entry(A)?.card, null);
   });
+
+  test("our confirmed clear, then a read (started earlier) returning the cleared card → stays cleared, and it reads again", T, async () => {
+    const h = harness();
+    await ready(h, wireCard(A, 1, DONE));
+    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
+    await settle();
+    const slow = pendingGet(h);
+    h.store.applyCleared(A, null, 1);
+    assert.equal(h.store.entry(A)?.card, null);
+    const shown = h.cardChanges(A).length;
+    slow.resolve({ card: wireCard(A, 1, DONE) });
+    await settle();
+    assert.equal(h.store.entry(A)?.card, null, "the cleared card never comes back, not even for a moment");
+    assert.equal(h.cardChanges(A).length, shown, "nothing emitted for the stale read");
+    pendingGet(h).resolve({ card: null });
+    await settle();
+    assert.equal(h.store.entry(A)?.card, null);
+    assert.equal(gets(h), 3);
+  });
 });
 
 describe("CardStore: failures (P4, C5)", () => {

@@ -1,5 +1,6 @@
 // What `progress-desk watch` prints, as pure functions of the core's state: the
 // `--json` lines (a stable format scripts depend on), plain lines, and the TTY block.
+import { noteLine, visibleCards } from "../core/glance.ts";
 import { truncate } from "../core/truncate.ts";
 import type { CardEntry, ConnectionState, DeskSnapshot } from "../core/types.ts";
 
@@ -87,14 +88,6 @@ export function plainConnectionLine(label: string, state: ConnectionState, width
 
 const GLYPH: Record<string, string> = { active: "▶", paused: "⏸", complete: "✓", note: "•" };
 
-/** Visible cards, most recently updated first (the popover's order, P2). */
-export function visibleCards(snapshot: DeskSnapshot): CardEntry[] {
-  return snapshot.gateways
-    .flatMap((g) => g.cards)
-    .filter((e) => e.card !== null && !e.hidden)
-    .sort((a, b) => (b.card!.updatedAt - a.card!.updatedAt) || a.sessionKey.localeCompare(b.sessionKey));
-}
-
 /** The card the terminal indicator follows: the newest active one, else the newest. */
 export function focusedCard(snapshot: DeskSnapshot): CardEntry | null {
   const cards = visibleCards(snapshot).filter((e) => e.derived && e.derived.total > 0);
@@ -125,19 +118,9 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
       e.refresh?.status === "pending" ? "refreshing…" : e.refresh?.status === "timed_out" ? "refresh timed out" : e.refresh?.status === "failed" ? `refresh failed: ${e.refresh.error}` : null,
     ].filter(Boolean);
     lines.push(truncate(`${GLYPH[d.state] ?? "•"} ${gateway}${e.title}${count}  ${marks.join(" · ")}  ${clock(e.card!.updatedAt)}`, width));
-    const detail = d.current ?? firstLine(e.card!.markdown);
+    const detail = d.current ?? (e.card!.markdown ? (noteLine(e.card!.markdown) ?? "Progress updated") : null);
     if (detail) lines.push(truncate(`    ${detail}`, width));
   }
   if (cards.length > maxCards) lines.push(`  … and ${cards.length - maxCards} more`);
   return lines;
-}
-
-function firstLine(markdown: string | null): string | null {
-  if (!markdown) return null;
-  const text = markdown
-    .replace(/<[^>]*>/g, " ")
-    .split("\n")
-    .map((l) => l.replace(/^[#>*\-\s]+/, "").trim())
-    .find((l) => l !== "");
-  return text ?? "Progress updated";
 }

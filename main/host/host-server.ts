@@ -3,12 +3,13 @@
 // (`/<secret>/…`), so relative asset URLs carry it without cookies; Host and Origin are
 // checked on every request and socket, so a DNS-rebinding page cannot talk to it.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { extname, join, normalize, sep } from "node:path";
+import { join } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { DeskService } from "../core/desk-service.ts";
+import { pageContentSecurityPolicy, pageHeaders, resolvePageFile } from "../core/page-files.ts";
 
 export type HostOptions = {
   service: DeskService;
@@ -27,32 +28,10 @@ export type Host = {
   close(): Promise<void>;
 };
 
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".json": "application/json",
-  ".woff2": "font/woff2",
-  ".map": "application/json",
-};
-
 const MAX_MESSAGE_BYTES = 256 * 1024;
 
 export function contentSecurityPolicy(origin: string): string {
-  const ws = origin.replace(/^http/, "ws");
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "font-src 'self'",
-    `connect-src ${ws}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join("; ");
+  return pageContentSecurityPolicy(origin.replace(/^http/, "ws"));
 }
 
 function sameSecret(given: string, secret: string): boolean {
@@ -98,24 +77,9 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     const rest = admit(req, false);
     if (rest === null) return refuse(res);
     if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405);
-    let rel: string;
-    try {
-      rel = decodeURIComponent(rest === "/" ? "/popover.html" : rest);
-    } catch {
-      return refuse(res, 404);
-    }
-    const file = normalize(join(opts.pagesDir, rel));
-    if (!file.startsWith(normalize(opts.pagesDir) + sep) || !existsSync(file) || !statSync(file).isFile()) return refuse(res, 404);
-    res.writeHead(200, {
-      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
-      "content-security-policy": csp,
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
-      "cross-origin-opener-policy": "same-origin",
-      "cross-origin-resource-policy": "same-origin",
-      "permissions-policy": "camera=(), microphone=(), geolocation=()",
-      "cache-control": "no-store",
-    });
+    const file = resolvePageFile(opts.pagesDir, rest);
+    if (file === null) return refuse(res, 404);
+    res.writeHead(200, pageHeaders(file, csp));
     if (req.method === "HEAD") return res.end();
     createReadStream(file).pipe(res);
   });

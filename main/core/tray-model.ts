@@ -1,0 +1,243 @@
+// P1: the menu-bar glance as data. One icon state for every session on every Gateway, a
+// short title for the focused card, and the menu rows. Pure: the Electron tray only
+// draws what this returns, so the rules live here and are unit-tested.
+//
+// Icon priority: disconnected (nothing reachable) > attention > ready > working > idle.
+// - attention: a paused, failed or unreadable card, a flagged one (a notification the OS
+//   refused, N7, or a stall), or a Gateway that needs the person (pairing, auth, update);
+// - ready: finished work the person has not seen yet;
+// - a card stops asking once the person has seen that revision (a new revision asks again),
+//   so a paused card the person chose to leave does not keep the icon red all day.
+// Only what asks for action is counted in the badge. A passing disconnect shows only
+// after it has lasted `disconnectDebounceMs`; pairing and auth failures show at once.
+import type { CardRef } from "../../preload/contract.ts";
+import { cardKeyOf, noteLine, visibleCards } from "./glance.ts";
+import { truncate } from "./truncate.ts";
+import type { CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "./types.ts";
+
+export type TrayIconState = "idle" | "working" | "ready" | "attention" | "disconnected";
+export type TrayRowState = "active" | "paused" | "complete" | "note" | "failed" | "error";
+
+export type TrayCardRow = { ref: CardRef; label: string; state: TrayRowState; asks: boolean };
+export type TrayConnectionRow = { gatewayId: string; state: ConnectionState["state"]; label: string; needsAction: boolean };
+
+export type TrayModel = {
+  icon: TrayIconState;
+  /** How many things ask for action (cards and Gateways); 0 shows no badge. */
+  badge: number;
+  /** The focused card in a few words (`2/5 Repair session owner`), "" when off or nothing to say. */
+  title: string;
+  tooltip: string;
+  cards: TrayCardRow[];
+  /** Cards left out of the menu (shown in the popover). */
+  moreCards: number;
+  connections: TrayConnectionRow[];
+};
+
+export const TITLE_BUDGET = 28;
+export const MENU_LABEL_BUDGET = 64;
+export const MENU_MAX_CARDS = 10;
+export const DEFAULT_DISCONNECT_DEBOUNCE_MS = 20_000;
+
+const NEEDS_PERSON = new Set<ConnectionState["state"]>(["pairing_required", "auth_failed", "update_required"]);
+
+/**
+ * The tray's memory between snapshots: when each Gateway went down, which card revisions
+ * the person has seen, and flags raised outside the card (N7, stalls).
+ */
+export class TrayTracker {
+  private readonly downSince = new Map<string, number>();
+  private readonly seen = new Map<string, number>();
+  private readonly flags = new Map<string, string>();
+  private readonly debounceMs: number;
+
+  constructor(opts: { disconnectDebounceMs?: number } = {}) {
+    this.debounceMs = opts.disconnectDebounceMs ?? DEFAULT_DISCONNECT_DEBOUNCE_MS;
+  }
+
+  /** Call on every connection change (and once per Gateway at start). */
+  noteConnection(gatewayId: string, state: ConnectionState, now: number): void {
+    if (state.state === "connected") this.downSince.delete(gatewayId);
+    else if (!this.downSince.has(gatewayId)) this.downSince.set(gatewayId, now);
+  }
+
+  forgetGateway(gatewayId: string): void {
+    this.downSince.delete(gatewayId);
+  }
+
+  /** The person saw these cards (the popover was shown with them, or one was opened). */
+  markSeen(entries: Iterable<Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId" | "card">>): boolean {
+    let changed = false;
+    for (const e of entries) {
+      if (!e.card) continue;
+      const key = cardKeyOf(e);
+      if (this.seen.get(key) !== e.card.revision) {
+        this.seen.set(key, e.card.revision);
+        changed = true;
+      }
+      if (this.flags.delete(key)) changed = true;
+    }
+    return changed;
+  }
+
+  /** Raise attention for one card (a refused notification, a stall); seeing it clears it. */
+  flag(ref: CardRef, reason: string): void {
+    this.flags.set(cardKeyOf(ref), reason);
+  }
+
+  unflag(ref: CardRef): void {
+    this.flags.delete(cardKeyOf(ref));
+  }
+
+  /** When a pending disconnect becomes visible, so the shell can redraw then (null: none pending). */
+  nextChangeAt(now: number): number | null {
+    let next: number | null = null;
+    for (const since of this.downSince.values()) {
+      const at = since + this.debounceMs;
+      if (at > now && (next === null || at < next)) next = at;
+    }
+    return next;
+  }
+
+  model(snapshot: DeskSnapshot, now: number, opts: { showTitle: boolean }): TrayModel {
+    return trayModel(snapshot, now, {
+      showTitle: opts.showTitle,
+      isDown: (g) => NEEDS_PERSON.has(g.connection.state) || (g.connection.state !== "connected" && now - (this.downSince.get(g.id) ?? now) >= this.debounceMs),
+      seenRevision: (e) => this.seen.get(cardKeyOf(e)) ?? null,
+      flag: (e) => this.flags.get(cardKeyOf(e)) ?? null,
+    });
+  }
+}
+
+type ModelInputs = {
+  showTitle: boolean;
+  isDown: (g: GatewaySnapshot) => boolean;
+  seenRevision: (e: CardEntry) => number | null;
+  flag: (e: CardEntry) => string | null;
+};
+
+function rowState(e: CardEntry): TrayRowState {
+  if (e.error && e.error.code === "MALFORMED_CARD") return "error";
+  const d = e.derived!;
+  if (d.outcome === "failed" || d.outcome === "killed" || d.outcome === "timeout") return "failed";
+  return d.state;
+}
+
+const ASKING: ReadonlySet<TrayRowState> = new Set(["paused", "failed", "error"]);
+
+export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInputs): TrayModel {
+  const gateways = snapshot.gateways;
+  const many = gateways.length > 1;
+  const labelOf = new Map(gateways.map((g) => [g.id, g.label]));
+  const running = new Set(gateways.flatMap((g) => g.sessions.filter((s) => s.hasActiveRun).map((s) => `${g.id}\u0000${s.key}`)));
+
+  const cards = visibleCards(snapshot).map((e) => {
+    const state = rowState(e);
+    const unseen = inputs.seenRevision(e) !== e.card!.revision;
+    const flagged = inputs.flag(e) !== null;
+    const working = state === "active" || (state === "note" && running.has(`${e.gatewayId}\u0000${e.sessionKey}`));
+    return { e, state, working, asks: flagged || (unseen && ASKING.has(state)), ready: unseen && state === "complete" };
+  });
+
+  const down = gateways.filter(inputs.isDown);
+  const needPerson = gateways.filter((g) => NEEDS_PERSON.has(g.connection.state));
+  const asking = cards.filter((c) => c.asks);
+  const ready = cards.filter((c) => c.ready);
+  const working = cards.filter((c) => c.working);
+
+  const allDown = gateways.length > 0 && down.length === gateways.length;
+  const icon: TrayIconState = allDown
+    ? "disconnected"
+    : asking.length > 0 || needPerson.length > 0
+      ? "attention"
+      : ready.length > 0
+        ? "ready"
+        : working.length > 0
+          ? "working"
+          : "idle";
+  const badge = needPerson.length + (allDown ? 0 : asking.length);
+
+  // The title follows work in progress first, then what asks, then what finished.
+  const focus = allDown ? null : (working[0] ?? asking[0] ?? ready[0] ?? null);
+  const title = inputs.showTitle && focus ? titleFor(focus.e) : "";
+
+  const rows: TrayCardRow[] = cards.slice(0, MENU_MAX_CARDS).map((c) => ({
+    ref: { gatewayId: c.e.gatewayId, sessionKey: c.e.sessionKey, agentId: c.e.agentId },
+    label: truncate(`${many ? `${labelOf.get(c.e.gatewayId) ?? c.e.gatewayId} · ` : ""}${c.e.title} — ${rowDetail(c.e, c.state)}`, MENU_LABEL_BUDGET),
+    state: c.state,
+    asks: c.asks || c.ready,
+  }));
+
+  return {
+    icon,
+    badge,
+    title,
+    tooltip: tooltipFor(icon, { working: working.length, ready: ready.length, asking: asking.length + needPerson.length, down: down.map((g) => g.label) }),
+    cards: rows,
+    moreCards: Math.max(0, cards.length - MENU_MAX_CARDS),
+    connections: gateways.map((g) => ({
+      gatewayId: g.id,
+      state: g.connection.state,
+      label: truncate(`${g.label}: ${connectionPhrase(g.connection, now)}`, MENU_LABEL_BUDGET),
+      needsAction: NEEDS_PERSON.has(g.connection.state),
+    })),
+  };
+}
+
+/** `2/5 Repair session owner`, or the title alone for a note-only card. */
+export function titleFor(e: CardEntry): string {
+  const d = e.derived!;
+  return truncate(d.total > 0 ? `${d.completed}/${d.total} ${e.title}` : e.title, TITLE_BUDGET);
+}
+
+function rowDetail(e: CardEntry, state: TrayRowState): string {
+  const d = e.derived!;
+  const count = d.total > 0 ? ` (${d.completed}/${d.total})` : "";
+  switch (state) {
+    case "error":
+      return "cannot be shown";
+    case "complete":
+      return `done${count}`;
+    case "failed":
+      return `run ${d.outcome === "timeout" ? "timed out" : d.outcome}${d.current ? ` at ${d.current}` : ""}${count}`;
+    case "paused":
+      return `paused${d.current ? ` at ${d.current}` : ""}${count}`;
+    case "note":
+      return noteLine(e.card!.markdown) ?? "Progress updated";
+    case "active":
+      return `${d.current ?? "working"}${count}`;
+  }
+}
+
+export function connectionPhrase(c: ConnectionState, now: number): string {
+  switch (c.state) {
+    case "connected":
+      return c.limited ? "Connected — limited access" : "Connected";
+    case "connecting":
+      return "Connecting…";
+    case "offline": {
+      const s = Math.ceil((c.nextRetryAt - now) / 1000);
+      return `${c.restarting ? "Restarting" : "Offline"} — ${s > 0 ? `retrying in ${s} s` : "retrying now"}`;
+    }
+    case "pairing_required":
+      return "Pairing required — approve on the Gateway host";
+    case "auth_failed":
+      return `Sign-in failed — check the ${c.setting}`;
+    case "update_required":
+      return "Gateway update required";
+  }
+}
+
+function plural(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? "" : "s"}`;
+}
+
+function tooltipFor(icon: TrayIconState, n: { working: number; ready: number; asking: number; down: string[] }): string {
+  if (icon === "disconnected") return `Progress Desk — not connected (${n.down.join(", ")})`;
+  const parts = [
+    n.asking > 0 ? `${plural(n.asking, "item")} need${n.asking === 1 ? "s" : ""} a look` : null,
+    n.ready > 0 ? `${n.ready} finished` : null,
+    n.working > 0 ? `${n.working} working` : null,
+  ].filter((p): p is string => p !== null);
+  return `Progress Desk — ${parts.length > 0 ? parts.join(", ") : "nothing in progress"}`;
+}

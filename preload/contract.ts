@@ -28,6 +28,10 @@ export type Settings = {
   notifications: { enabled: boolean; milestones: Record<Milestone, boolean>; quietHours: { enabled: boolean; start: string; end: string } };
   trayTitle: boolean;
   launchAtLogin: boolean;
+  /** A global shortcut that toggles the popover (Electron accelerator), "" = off (the default). */
+  popoverShortcut: string;
+  /** P3: keep the dashboard window above other windows. */
+  dashboardOnTop: boolean;
   gateways: GatewaySettingsView[];
   /** Cards the person pinned to the dashboard (P3), as `gatewayId\u0000sessionKey`. */
   pinned: string[];

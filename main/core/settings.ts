@@ -28,9 +28,23 @@ export function defaultSettings(): Document {
     },
     trayTitle: true,
     launchAtLogin: false,
+    popoverShortcut: "",
+    dashboardOnTop: false,
     gateways: [],
     pinned: [],
   };
+}
+
+const MODIFIERS = new Set(["Command", "Cmd", "Control", "Ctrl", "CommandOrControl", "CmdOrCtrl", "Alt", "Option", "AltGr", "Shift", "Super", "Meta"]);
+const KEY = /^([A-Z0-9]|F([1-9]|1\d|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[-=\[\];',./\\`])$/;
+
+/** An Electron accelerator with at least one modifier, e.g. `CommandOrControl+Shift+P` (a bare key would steal typing). */
+export function isAccelerator(v: string): boolean {
+  const parts = v.split("+");
+  if (v.length > 64 || parts.length < 2) return false;
+  const key = parts[parts.length - 1]!;
+  const mods = parts.slice(0, -1);
+  return KEY.test(key) && mods.every((m) => MODIFIERS.has(m)) && new Set(mods).size === mods.length;
 }
 
 const bool = (v: unknown, d: boolean): boolean => (typeof v === "boolean" ? v : d);
@@ -65,6 +79,8 @@ export function normalizeSettings(raw: unknown): Document {
     },
     trayTitle: bool(r.trayTitle, d.trayTitle),
     launchAtLogin: bool(r.launchAtLogin, d.launchAtLogin),
+    popoverShortcut: typeof r.popoverShortcut === "string" && (r.popoverShortcut === "" || isAccelerator(r.popoverShortcut)) ? r.popoverShortcut : d.popoverShortcut,
+    dashboardOnTop: bool(r.dashboardOnTop, d.dashboardOnTop),
     gateways,
     pinned: Array.isArray(r.pinned) ? [...new Set(r.pinned.filter((p: unknown): p is string => typeof p === "string" && p.length < 2048))].slice(0, 200) : [],
   };
@@ -96,6 +112,9 @@ export class SettingsStore {
   }
 
   update(patch: SettingsPatch): Settings {
+    if (typeof patch.popoverShortcut === "string" && patch.popoverShortcut !== "" && !isAccelerator(patch.popoverShortcut)) {
+      throw new Error(`"${patch.popoverShortcut.slice(0, 64)}" is not a shortcut Progress Desk can use: combine a modifier and a key, e.g. CommandOrControl+Shift+P.`);
+    }
     const merged = {
       ...this.doc,
       ...patch,

@@ -35,6 +35,19 @@ describe("settings (S1–S3)", () => {
     assert.deepEqual(normalizeSettings("garbage"), defaultSettings());
   });
 
+  test("the popover shortcut is off by default, must be a real accelerator, and a bad one is refused with a reason", async () => {
+    const { store } = await open();
+    assert.equal(store.view().popoverShortcut, "");
+    assert.equal(store.update({ popoverShortcut: "CommandOrControl+Shift+P" }).popoverShortcut, "CommandOrControl+Shift+P");
+    for (const bad of ["P", "Shift", "Ctrl+Ctrl+P", "Hyper+P", "Alt+Shift+Foo"]) {
+      assert.throws(() => store.update({ popoverShortcut: bad }), /not a shortcut Progress Desk can use/, bad);
+    }
+    assert.equal(store.view().popoverShortcut, "CommandOrControl+Shift+P", "a refused value changes nothing");
+    assert.equal(store.update({ popoverShortcut: "" }).popoverShortcut, "", "empty turns it off");
+    assert.equal(normalizeSettings({ popoverShortcut: "x" }).popoverShortcut, "", "a bad value on disk falls back to off");
+    assert.equal(store.update({ dashboardOnTop: true }).dashboardOnTop, true);
+  });
+
   test("updates merge, persist and notify", async () => {
     const { store, backend } = await open();
     const seen: boolean[] = [];

@@ -14,9 +14,11 @@ const files =
         "test/unit/*.test.ts",
         "test/renderer/*.test.ts",
         "test/faults/*.test.ts",
+        "test/electron/*.test.ts",
         "test/browser/*.test.ts",
         "test/gateway/*.test.ts",
         "test/e2e/*.test.ts",
+        "test/electron-app/*.test.ts",
       ];
 const cache = join(root, ".cache");
 mkdirSync(cache, { recursive: true });

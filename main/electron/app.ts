@@ -1,0 +1,86 @@
+// The Electron entry point: the one main-process file that imports `electron` (and
+// electron-store, which needs it). It only wires the real modules into the shell.
+import { app, BrowserWindow, globalShortcut, ipcMain, Menu, Notification, powerMonitor, protocol, safeStorage, screen, session, shell, Tray } from "electron";
+import Store from "electron-store";
+import { join } from "node:path";
+import { isSafeExternalUrl } from "../../preload/contract.ts";
+import { appVersion, packageRoot } from "../core/version.ts";
+import { APP_SCHEME, appResponse } from "./app-protocol.ts";
+import { startShell, type Shell } from "./shell.ts";
+import { STORE_SCHEMA } from "./store-backend.ts";
+import { buildTestHooks, testHooksEnabled } from "./test-hooks.ts";
+import { lockNavigation, lockSession } from "./window-security.ts";
+
+const root = packageRoot();
+// Tests and side-by-side installs keep their data apart.
+if (process.env.PROGRESS_DESK_HOME) app.setPath("userData", process.env.PROGRESS_DESK_HOME);
+
+// Before ready: the pages' scheme is a standard, secure origin (not file://).
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true } }]);
+
+if (!app.requestSingleInstanceLock()) {
+  // A second launch must not add a second tray icon: the first instance opens its popover.
+  app.quit();
+} else {
+  let running: Shell | null = null;
+  app.on("second-instance", () => void running?.openPage("popover"));
+  // A menu-bar app: closing every window must not quit it.
+  app.on("window-all-closed", () => undefined);
+  // Any web contents created anywhere gets the same navigation lock.
+  app.on("web-contents-created", (_event, contents) => lockNavigation(contents, (url) => void openExternal(url)));
+  app.on("before-quit", (event) => {
+    if (!running || running.isQuitting()) return;
+    event.preventDefault();
+    const shell = running;
+    void shell.shutdown().finally(() => app.quit());
+  });
+
+  void app.whenReady().then(async () => {
+    // No Dock icon (LSUIElement does this for the packaged app; this covers `npm start`).
+    app.dock?.hide();
+    lockSession(session.defaultSession);
+    const pagesDir = join(root, "dist", "renderer");
+    protocol.handle(APP_SCHEME, async (request) => {
+      const r = await appResponse(request.url, pagesDir, request.method);
+      return new Response(r.body.length === 0 ? null : new Uint8Array(typeof r.body === "string" ? Buffer.from(r.body) : r.body), { status: r.status, headers: r.headers });
+    });
+    const store = new Store<Record<string, unknown>>({ name: "settings", schema: STORE_SCHEMA, clearInvalidConfig: true });
+    running = await startShell({
+      platform: process.platform,
+      env: process.env,
+      dataDir: app.getPath("userData"),
+      pagesDir,
+      preloadPath: join(root, "dist", "preload", "preload.cjs"),
+      assetsDir: join(root, "assets"),
+      clientVersion: appVersion(),
+      store: { get: (key) => store.get(key), set: (key, value) => store.set(key, value) },
+      safeStorage,
+      createTray: (icon) => new Tray(icon),
+      buildMenu: (template) => Menu.buildFromTemplate(template),
+      createWindow: (options) => new BrowserWindow(options),
+      screen,
+      ipcMain,
+      createNotification: (options) => new Notification(options),
+      notificationsSupported: () => Notification.isSupported(),
+      openExternal,
+      powerMonitor,
+      globalShortcut,
+      setLoginItem: (openAtLogin) => {
+        if (app.isPackaged) app.setLoginItemSettings({ openAtLogin });
+      },
+      quit: () => app.quit(),
+      warn: (message) => process.emitWarning(message),
+    });
+    if (testHooksEnabled(process.env, app.isPackaged)) {
+      const shell = running;
+      (globalThis as Record<string, unknown>).__progressDesk = buildTestHooks(shell, async () => {
+        await shell.shutdown();
+        app.quit();
+      });
+    }
+  });
+}
+
+async function openExternal(url: string): Promise<void> {
+  if (isSafeExternalUrl(url)) await shell.openExternal(url);
+}

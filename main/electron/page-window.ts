@@ -1,0 +1,111 @@
+// P3 and Settings: ordinary windows for the dashboard and the Settings page. Closing one
+// hides it (quitting closes for real) and a hidden one is destroyed after ten minutes;
+// the dashboard's frame is saved as it moves and restored onto a display that exists.
+import type { BrowserWindow } from "electron";
+import type { Page } from "../../preload/contract.ts";
+import { pageUrl } from "./app-protocol.ts";
+import type { Schedule } from "./popover.ts";
+import { restoreBounds, type Rect, type Size } from "./window-geometry.ts";
+
+export type PageWindow = Pick<
+  BrowserWindow,
+  "show" | "hide" | "focus" | "isVisible" | "isFocused" | "isDestroyed" | "destroy" | "on" | "loadURL" | "getBounds" | "setAlwaysOnTop" | "isAlwaysOnTop"
+>;
+
+export type PageWindowDeps = {
+  page: Exclude<Page, "popover">;
+  createWindow: (bounds: Rect) => PageWindow;
+  /** Work areas of the displays, the primary first. */
+  workAreas: () => Rect[];
+  preferred: Size;
+  loadBounds?: () => Rect | null;
+  saveBounds?: (bounds: Rect) => void;
+  onTop?: () => boolean;
+  quitting: () => boolean;
+  schedule: Schedule;
+  idleDestroyMs?: number;
+};
+
+const SAVE_DEBOUNCE_MS = 400;
+
+export class PageWindowController {
+  private win: PageWindow | null = null;
+  private cancelDestroy: (() => void) | null = null;
+  private cancelSave: (() => void) | null = null;
+  private readonly deps: PageWindowDeps;
+
+  constructor(deps: PageWindowDeps) {
+    this.deps = deps;
+  }
+
+  window(): PageWindow | null {
+    return this.win && !this.win.isDestroyed() ? this.win : null;
+  }
+
+  isFocused(): boolean {
+    const w = this.window();
+    return !!w && w.isVisible() && w.isFocused();
+  }
+
+  async open(): Promise<void> {
+    this.cancelDestroy?.();
+    this.cancelDestroy = null;
+    let win = this.window();
+    if (!win) {
+      win = this.create();
+      await win.loadURL(pageUrl(this.deps.page)).catch(() => undefined);
+      if (win.isDestroyed()) return;
+    }
+    win.show();
+    win.focus();
+  }
+
+  /** Keep above other windows (the dashboard's pin). */
+  applyOnTop(onTop: boolean): void {
+    const w = this.window();
+    if (w && w.isAlwaysOnTop() !== onTop) w.setAlwaysOnTop(onTop, "floating");
+  }
+
+  destroy(): void {
+    this.cancelDestroy?.();
+    this.flushBounds();
+    this.window()?.destroy();
+    this.win = null;
+  }
+
+  private create(): PageWindow {
+    const bounds = restoreBounds(this.deps.loadBounds?.() ?? null, this.deps.workAreas(), this.deps.preferred);
+    const win = this.deps.createWindow(bounds);
+    if (this.deps.onTop?.()) win.setAlwaysOnTop(true, "floating");
+    const remember = (): void => {
+      if (!this.deps.saveBounds) return;
+      this.cancelSave?.();
+      this.cancelSave = this.deps.schedule(() => this.flushBounds(), SAVE_DEBOUNCE_MS);
+    };
+    win.on("resize", remember);
+    win.on("move", remember);
+    win.on("close", (event) => {
+      this.flushBounds();
+      if (this.deps.quitting()) return;
+      event.preventDefault();
+      win.hide();
+      this.cancelDestroy?.();
+      this.cancelDestroy = this.deps.schedule(() => {
+        this.cancelDestroy = null;
+        if (this.window() === win && !win.isVisible()) this.destroy();
+      }, this.deps.idleDestroyMs ?? 10 * 60_000);
+    });
+    win.on("closed", () => {
+      if (this.win === win) this.win = null;
+    });
+    this.win = win;
+    return win;
+  }
+
+  private flushBounds(): void {
+    this.cancelSave?.();
+    this.cancelSave = null;
+    const w = this.window();
+    if (w && this.deps.saveBounds) this.deps.saveBounds(w.getBounds());
+  }
+}

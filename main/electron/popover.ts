@@ -1,0 +1,133 @@
+// P2: the popover under the tray icon. Created on first open (no hidden renderer at
+// start), placed on the display that holds the icon, hidden on blur, destroyed after ten
+// minutes hidden so an idle menu-bar app keeps no renderer alive.
+import type { BrowserWindow, Screen } from "electron";
+import type { CardRef } from "../../preload/contract.ts";
+import { pageUrl } from "./app-protocol.ts";
+import { popoverPosition, type Rect } from "./window-geometry.ts";
+
+export type PopoverWindow = Pick<
+  BrowserWindow,
+  "show" | "hide" | "focus" | "isVisible" | "isFocused" | "isDestroyed" | "destroy" | "setPosition" | "getSize" | "on" | "loadURL" | "setVisibleOnAllWorkspaces"
+>;
+
+export type Schedule = (fn: () => void, ms: number) => () => void;
+
+export type PopoverDeps = {
+  createWindow: () => PopoverWindow;
+  screen: Pick<Screen, "getDisplayMatching" | "getDisplayNearestPoint" | "getCursorScreenPoint">;
+  trayBounds: () => Rect;
+  schedule: Schedule;
+  now: () => number;
+  onShow?: () => void;
+  onHide?: () => void;
+  /** Tests and DevTools keep it open while it loses focus. */
+  keepOpenOnBlur?: () => boolean;
+  idleDestroyMs?: number;
+  blurGuardMs?: number;
+};
+
+export const POPOVER_IDLE_DESTROY_MS = 10 * 60_000;
+/** Clicking the tray icon blurs the popover first; that click must not reopen it. */
+export const POPOVER_BLUR_GUARD_MS = 300;
+
+export class PopoverController {
+  private win: PopoverWindow | null = null;
+  private blurHiddenAt = Number.NEGATIVE_INFINITY;
+  private cancelDestroy: (() => void) | null = null;
+  private readonly deps: PopoverDeps;
+
+  constructor(deps: PopoverDeps) {
+    this.deps = deps;
+  }
+
+  window(): PopoverWindow | null {
+    return this.win && !this.win.isDestroyed() ? this.win : null;
+  }
+
+  isVisible(): boolean {
+    return this.window()?.isVisible() ?? false;
+  }
+
+  isFocused(): boolean {
+    const w = this.window();
+    return !!w && w.isVisible() && w.isFocused();
+  }
+
+  /** The tray click (or the shortcut): open when closed, close when open. */
+  toggle(): void {
+    if (this.isVisible()) return this.hide();
+    if (this.deps.now() - this.blurHiddenAt < (this.deps.blurGuardMs ?? POPOVER_BLUR_GUARD_MS)) return;
+    void this.show();
+  }
+
+  /** Opens the popover; with a card, scrolls to it and opens it (N4, tray menu). */
+  async show(card?: CardRef): Promise<void> {
+    this.cancelDestroy?.();
+    this.cancelDestroy = null;
+    let win = this.window();
+    const fresh = !win;
+    if (!win) win = this.create();
+    if (fresh || card) {
+      // A card only changes the hash of a loaded page: no reload, the page focuses it.
+      await win.loadURL(pageUrl("popover", card)).catch(() => undefined);
+      if (win.isDestroyed()) return;
+    }
+    this.place(win);
+    win.show();
+    win.focus();
+    this.deps.onShow?.();
+  }
+
+  hide(): void {
+    const win = this.window();
+    if (!win || !win.isVisible()) return;
+    win.hide();
+    this.deps.onHide?.();
+    this.cancelDestroy?.();
+    this.cancelDestroy = this.deps.schedule(() => {
+      this.cancelDestroy = null;
+      const w = this.window();
+      if (w && !w.isVisible()) {
+        w.destroy();
+        this.win = null;
+      }
+    }, this.deps.idleDestroyMs ?? POPOVER_IDLE_DESTROY_MS);
+  }
+
+  destroy(): void {
+    this.cancelDestroy?.();
+    this.cancelDestroy = null;
+    this.window()?.destroy();
+    this.win = null;
+  }
+
+  private create(): PopoverWindow {
+    const win = this.deps.createWindow();
+    // Follows the person across Spaces without bringing back a Dock icon.
+    win.setVisibleOnAllWorkspaces(true, { skipTransformProcessType: true });
+    win.on("blur", () => {
+      if (this.deps.keepOpenOnBlur?.()) return;
+      this.blurHiddenAt = this.deps.now();
+      this.hide();
+    });
+    win.on("closed", () => {
+      if (this.win === win) this.win = null;
+    });
+    this.win = win;
+    return win;
+  }
+
+  private place(win: PopoverWindow): void {
+    let tray = this.deps.trayBounds();
+    // Some Linux panels report no tray bounds: open at the pointer instead.
+    if (tray.width === 0 && tray.height === 0) {
+      const p = this.deps.screen.getCursorScreenPoint();
+      tray = { x: p.x, y: p.y, width: 1, height: 1 };
+    }
+    const display = this.deps.screen.getDisplayMatching(tray);
+    const [width = 380, height = 560] = win.getSize();
+    const { x, y } = popoverPosition(tray, { width, height }, display.workArea);
+    win.setPosition(x, y, false);
+  }
+}

@@ -1,0 +1,111 @@
+// P1: draws the tray model. The Tray object lives as long as this controller, which the
+// shell keeps for the life of the app (a collected Tray loses its icon). The image, title,
+// tooltip and menu are set only when they change: each call costs, and on some Linux
+// panels a redundant setImage flickers.
+import type { Menu, MenuItemConstructorOptions, Tray } from "electron";
+import type { CardRef } from "../../preload/contract.ts";
+import type { TrayIconState, TrayModel } from "../core/tray-model.ts";
+import type { Rect } from "./window-geometry.ts";
+
+export type TrayLike = Pick<Tray, "setImage" | "setTitle" | "setToolTip" | "setContextMenu" | "popUpContextMenu" | "on" | "getBounds" | "destroy">;
+
+export type TrayActions = {
+  togglePopover(): void;
+  openCard(ref: CardRef): void;
+  openDashboard(): void;
+  openSettings(): void;
+  retryGateway(gatewayId: string): void;
+  quit(): void;
+};
+
+export type TrayDeps = {
+  createTray: (iconPath: string) => TrayLike;
+  buildMenu: (template: MenuItemConstructorOptions[]) => Menu;
+  iconPath: (state: TrayIconState) => string;
+  platform: NodeJS.Platform;
+  actions: TrayActions;
+};
+
+/** The menu as plain items (tested without Electron); the shell turns it into a Menu. */
+export function menuTemplate(model: TrayModel, actions: TrayActions, platform: NodeJS.Platform): MenuItemConstructorOptions[] {
+  const items: MenuItemConstructorOptions[] = [];
+  // Linux panels open the menu on any click, so the popover needs its own entry there.
+  if (platform === "linux") items.push({ label: "Show Task Progress", click: () => actions.togglePopover() }, { type: "separator" });
+  if (model.cards.length === 0) items.push({ label: "No progress cards", enabled: false });
+  for (const row of model.cards) items.push({ label: row.label, click: () => actions.openCard(row.ref) });
+  if (model.moreCards > 0) items.push({ label: `${model.moreCards} more in the popover…`, click: () => actions.togglePopover() });
+  items.push({ type: "separator" });
+  for (const c of model.connections) {
+    if (c.needsAction) items.push({ label: c.label, click: () => actions.openSettings() });
+    else if (c.state === "offline") items.push({ label: c.label, sublabel: "Click to retry now", click: () => actions.retryGateway(c.gatewayId) });
+    else items.push({ label: c.label, enabled: false });
+  }
+  items.push(
+    { type: "separator" },
+    { label: "Open Dashboard", click: () => actions.openDashboard() },
+    { label: "Settings…", accelerator: "CommandOrControl+,", click: () => actions.openSettings() },
+    { type: "separator" },
+    { label: "Quit Progress Desk", accelerator: "CommandOrControl+Q", click: () => actions.quit() },
+  );
+  return items;
+}
+
+function menuSignature(model: TrayModel): string {
+  return JSON.stringify([model.cards.map((r) => [r.label, r.ref]), model.moreCards, model.connections]);
+}
+
+export class TrayController {
+  private readonly tray: TrayLike;
+  private readonly deps: TrayDeps;
+  private icon: TrayIconState;
+  private title = "";
+  private tooltip = "";
+  private menuKey = "";
+  private menu: Menu | null = null;
+  /** What the tray shows now, for tests and the test hooks. */
+  current: TrayModel | null = null;
+
+  constructor(deps: TrayDeps, initial: TrayIconState = "disconnected") {
+    this.deps = deps;
+    this.icon = initial;
+    this.tray = deps.createTray(deps.iconPath(initial));
+    if (deps.platform !== "linux") {
+      // macOS and Windows: left click is the popover, right click the menu.
+      this.tray.on("click", () => deps.actions.togglePopover());
+      this.tray.on("right-click", () => {
+        if (this.menu) this.tray.popUpContextMenu(this.menu);
+      });
+    }
+  }
+
+  render(model: TrayModel): void {
+    this.current = model;
+    if (model.icon !== this.icon) {
+      this.icon = model.icon;
+      this.tray.setImage(this.deps.iconPath(model.icon));
+    }
+    if (model.title !== this.title && this.deps.platform === "darwin") {
+      this.title = model.title;
+      // A monospaced-digit title does not jiggle as counts change.
+      this.tray.setTitle(model.title, { fontType: "monospacedDigit" });
+    }
+    if (model.tooltip !== this.tooltip) {
+      this.tooltip = model.tooltip;
+      this.tray.setToolTip(model.tooltip);
+    }
+    const key = menuSignature(model);
+    if (key !== this.menuKey) {
+      this.menuKey = key;
+      this.menu = this.deps.buildMenu(menuTemplate(model, this.deps.actions, this.deps.platform));
+      if (this.deps.platform === "linux") this.tray.setContextMenu(this.menu);
+    }
+  }
+
+  bounds(): Rect {
+    return this.tray.getBounds();
+  }
+
+  destroy(): void {
+    this.tray.destroy();
+  }
+}

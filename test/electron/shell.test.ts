@@ -1,0 +1,236 @@
+// The menu-bar shell's wiring: a FAKE Electron (fake-electron.ts; no Electron binary runs
+// here) around the real core, connected to a real OpenClaw Gateway whose cards are
+// written through progressCard.put exactly as an agent's writes arrive.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { startShell, type Shell } from "../../main/electron/shell.ts";
+import type { TrayModel } from "../../main/core/tray-model.ts";
+import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
+import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { plan } from "../gateway/support.ts";
+import { fakeElectron, type FakeElectron, type FakeMenu, type FakeTray, type FakeWindow } from "./fake-electron.ts";
+
+let gw: TestGateway;
+let agent: BareClient;
+let home: string;
+let f: FakeElectron;
+let shell: Shell;
+
+async function until<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const tray = (): FakeTray => f.trays[0]!;
+const model = (): TrayModel => shell.tray.current!;
+const menuLabels = (): string[] => model().cards.map((r) => r.label);
+const popoverWindow = (): FakeWindow | undefined => f.windows.find((w) => w.urls[0]?.startsWith("app://desk/popover.html"));
+
+before(async () => {
+  gw = await startGateway();
+  agent = await connectBareClient(gw);
+  home = mkdtempSync(join(tmpdir(), "pd-shell-"));
+  f = fakeElectron({
+    dataDir: home,
+    env: { OPENCLAW_GATEWAY_URL: gw.url, OPENCLAW_GATEWAY_TOKEN: gw.token!, HOME: home },
+    policy: { perSessionIntervalMs: 300, globalWindowMs: 300, globalMaxPerWindow: 5 },
+  });
+  shell = await startShell(f.deps);
+  await until("connected", () => shell.desk.snapshot().gateways[0]?.connection.state === "connected", 45_000);
+});
+
+after(async () => {
+  await shell?.shutdown();
+  await agent?.close();
+  await gw?.dispose();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+describe("tray (P1) from real cards", () => {
+  test("one tray, and no window at all until the person opens one (no hidden renderer)", () => {
+    assert.equal(f.trays.length, 1);
+    assert.equal(f.windows.length, 0);
+  });
+
+  test("a put changes the tray title, icon and menu; a completion makes it ready and notifies once", async () => {
+    const key = await agent.createSession();
+    await agent.put(key, { plan: plan("completed", "in_progress", "pending") });
+    await until("tray title", () => tray().title.startsWith("1/3 "));
+    // Written outside any run, the unfinished card is paused (R6): it needs a look.
+    assert.match(tray().image, /attentionTemplate\.png$/);
+    assert.ok(menuLabels().some((l) => / — paused at Step 2 \(1\/3\)$/.test(l)), menuLabels().join(" | "));
+    const imageCalls = tray().calls.setImage;
+
+    await agent.put(key, { plan: plan("completed", "completed", "completed") });
+    await until("ready icon", () => /readyTemplate\.png$/.test(tray().image));
+    assert.equal(tray().calls.setImage, imageCalls + 1, "setImage only when the icon changes");
+    const done = await until("completion notice", () => f.notifications.find((n) => /complet/i.test(n.options.body ?? "")));
+    assert.ok(done.shown);
+    assert.ok(f.notifications.filter((n) => /complet/i.test(n.options.body ?? "")).length === 1, "one completion notice");
+  });
+
+  test("clicking the tray opens the popover under the icon; seeing the finished card clears 'ready'", async () => {
+    tray().emit("click");
+    const win = await until("popover window", popoverWindow);
+    await until("popover visible", () => win.visible);
+    assert.equal(win.urls[0], "app://desk/popover.html");
+    assert.deepEqual(win.position, [821, 28], "centred under the icon (1000 + 11 − 190), just below the menu bar");
+    assert.equal(win.options.webPreferences.sandbox, true);
+    assert.equal(win.options.webPreferences.contextIsolation, true);
+    assert.equal(win.options.webPreferences.nodeIntegration, false);
+    await until("ready cleared", () => !/readyTemplate/.test(tray().image));
+
+    // The click that blurs the popover must not reopen it.
+    win.blur();
+    assert.equal(win.visible, false);
+    tray().emit("click");
+    assert.equal(win.visible, false, "the blur's own click does not reopen");
+    await new Promise((r) => setTimeout(r, 350));
+    tray().emit("click");
+    await until("reopened", () => win.visible);
+    win.blur();
+  });
+
+  test("the right click pops up the menu, whose card rows open that card in the popover", async () => {
+    tray().emit("right-click");
+    const menu = tray().poppedUp.at(-1) as FakeMenu;
+    const row = menu.items.find((i) => typeof i.label === "string" && /done \(3\/3\)/.test(i.label));
+    assert.ok(row, menu.items.map((i) => i.label).join(" | "));
+    (row.click as () => void)();
+    const win = popoverWindow()!;
+    await until("opened on the card", () => win.visible && win.urls.some((u) => u.includes("#card=")));
+    const ref = JSON.parse(decodeURIComponent(win.urls.at(-1)!.split("#card=")[1]!));
+    assert.equal(ref.gatewayId, shell.desk.gatewayIds()[0]);
+    win.blur();
+  });
+
+  test("clicking a notification opens its card (N4); one the OS refuses becomes the tray's attention state (N7)", async () => {
+    const key = await agent.createSession();
+    let before = f.notifications.length;
+    await agent.put(key, { plan: plan("completed", "in_progress") });
+    const n = await until("new-card notice", () => f.notifications.slice(before).find((x) => x.shown));
+    n.emit("click");
+    const win = popoverWindow()!;
+    const opened = (): string | null => {
+      const hash = win.urls.at(-1)?.split("#card=")[1];
+      return hash ? (JSON.parse(decodeURIComponent(hash)) as { sessionKey: string }).sessionKey : null;
+    };
+    await until("opened on the card", () => win.visible && opened() === key);
+    win.blur();
+
+    const key2 = await agent.createSession();
+    before = f.notifications.length;
+    await agent.put(key2, { plan: plan("in_progress", "pending") });
+    const refused = await until("another notice", () => f.notifications.slice(before).find((x) => x.shown));
+    refused.emit("failed", "not authorized");
+    await until("attention", () => model().icon === "attention");
+    assert.ok(model().badge >= 1);
+    assert.match(tray().image, /attentionTemplate\.png$/);
+  });
+});
+
+describe("pages over IPC", () => {
+  test("a trusted page gets the snapshot; another frame, origin or window is refused and the service never runs", async () => {
+    const win = popoverWindow()!;
+    const snap = (await f.invoke(win, "snapshot", [])) as { gateways: unknown[] };
+    assert.equal(snap.gateways.length, 1);
+    await assert.rejects(f.invoke(win, "snapshot", [], { url: "https://evil.example/", parent: null }), /untrusted|Refused/i);
+    await assert.rejects(f.invoke(win, "snapshot", [], { url: "app://desk/popover.html", parent: {} }), /Refused/);
+    await assert.rejects(f.invoke(win, "snapshot", [], null), /Refused/);
+    const { FakeWebContents } = await import("./fake-electron.ts");
+    await assert.rejects(f.invoke(new FakeWebContents(), "snapshot", []), /Refused/);
+    assert.ok(f.warnings.some((w) => /refused "snapshot"/.test(w)));
+    await assert.rejects(f.invoke(win, "dismiss", [{ gatewayId: 1 }, 0, "x"]), /dismiss\(card, revision, confirmed\)/, "arguments are checked against the contract");
+  });
+
+  test("events reach every open window; a Gateway token saved from Settings never reaches the store, the disk in clear, or a page", async () => {
+    const win = popoverWindow()!;
+    const sentBefore = win.webContents.sent.length;
+    await f.invoke(win, "saveGateway", [{ label: "Work", color: "#0a84ff", url: "ws://127.0.0.1:1", token: "s3cret-token-value" }]);
+    await until("settings event", () => win.webContents.sent.slice(sentBefore).some((m) => m.channel === "progress-desk:event" && (m.payload as { type: string }).type === "settings"));
+    const everything = JSON.stringify([...f.store.entries()]) + JSON.stringify(win.webContents.sent);
+    assert.ok(!everything.includes("s3cret-token-value"));
+    await shell.settings.flush();
+    const file = join(home, "credentials.json");
+    assert.ok(!readFileSync(file, "utf8").includes("s3cret-token-value"), "encrypted at rest");
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const s = (await f.invoke(win, "getSettings", [])) as { gateways: { hasToken: boolean; id: string }[] };
+    assert.equal(s.gateways[0]!.hasToken, true);
+    // Back to the local Gateway for the rest of the file.
+    await f.invoke(win, "removeGateway", [s.gateways[0]!.id]);
+    await until("reconnected", () => shell.desk.snapshot().gateways[0]?.connection.state === "connected", 30_000);
+  });
+
+  test("links from a page open only in the system browser, and only http, https, mailto; windows never navigate", async () => {
+    const win = popoverWindow()!;
+    assert.equal(win.webContents.emit("will-navigate").defaultPrevented, true, "no page navigates its window");
+    assert.equal(win.webContents.emit("will-redirect").defaultPrevented, true);
+    assert.equal(win.webContents.openHandler!({ url: "https://openclaw.ai/docs" }).action, "deny");
+    assert.equal(win.webContents.openHandler!({ url: "javascript:alert(1)" }).action, "deny");
+    assert.ok(f.opened.includes("https://openclaw.ai/docs"));
+    assert.ok(!f.opened.some((u) => u.startsWith("javascript:")));
+    assert.equal(await f.invoke(win, "openExternal", ["file:///etc/passwd"]), false);
+    assert.equal(await f.invoke(win, "openExternal", ["mailto:team@example.com"]), true);
+    assert.ok(f.opened.includes("mailto:team@example.com"));
+  });
+});
+
+describe("dashboard, settings and the app (P3, S3)", () => {
+  test("the dashboard opens at its saved frame, pins on top from Settings, and saves where it is moved", async () => {
+    f.store.set("windows", { dashboard: { x: 100, y: 120, width: 700, height: 500 } });
+    await shell.openPage("dashboard");
+    const dash = f.windows.find((w) => w.urls[0] === "app://desk/dashboard.html")!;
+    assert.deepEqual(dash.getBounds(), { x: 100, y: 120, width: 700, height: 500 });
+    assert.equal(dash.onTop, false);
+    shell.settings.update({ dashboardOnTop: true });
+    assert.equal(dash.onTop, true);
+    dash.moveTo({ x: 300, y: 200, width: 640, height: 480 });
+    await until("frame saved", () => (f.store.get("windows") as Record<string, { x: number }>).dashboard?.x === 300);
+    // Closing hides (the app keeps running); it is not destroyed.
+    const close = dash.emit("close");
+    assert.equal(close.defaultPrevented, true);
+    assert.equal(dash.visible, false);
+    assert.equal(dash.destroyed, false);
+  });
+
+  test("shortcut and login item follow Settings; a taken shortcut is reported", async () => {
+    shell.settings.update({ popoverShortcut: "CommandOrControl+Shift+P" });
+    assert.ok(f.shortcuts.has("CommandOrControl+Shift+P"));
+    f.takenShortcuts.add("Alt+Shift+K");
+    shell.settings.update({ popoverShortcut: "Alt+Shift+K" });
+    assert.equal(f.shortcuts.size, 0, "the old one is released");
+    assert.ok(f.warnings.some((w) => /Alt\+Shift\+K is taken/.test(w)));
+    shell.settings.update({ launchAtLogin: true });
+    assert.deepEqual(f.loginItem, [false, true]);
+  });
+
+  test("waking from sleep reconnects at once (G3)", async () => {
+    const id = shell.desk.gatewayIds()[0]!;
+    const attempts = shell.desk.stats(id).attempts;
+    f.power.emit("suspend");
+    f.power.emit("resume");
+    await until("a new attempt", () => shell.desk.stats(id).attempts > attempts);
+    await until("connected again", () => shell.desk.snapshot().gateways[0]?.connection.state === "connected", 30_000);
+  });
+
+  test("Quit from the tray menu saves, closes every window for real, stops the core and quits", async () => {
+    tray().emit("right-click");
+    const menu = tray().poppedUp.at(-1) as FakeMenu;
+    const quit = menu.items.find((i) => i.label === "Quit Progress Desk")!;
+    assert.equal(quit.accelerator, "CommandOrControl+Q");
+    (quit.click as () => void)();
+    await until("quit", () => f.quits === 1);
+    assert.ok(f.windows.every((w) => w.destroyed));
+    assert.equal(tray().destroyed, true);
+    assert.equal(f.ipc.size, 0, "IPC handlers removed");
+    assert.ok(f.store.get("settings"), "settings saved through electron-store");
+  });
+});

@@ -107,7 +107,8 @@ export class PopoverController {
     // Follows the person across Spaces without bringing back a Dock icon.
     win.setVisibleOnAllWorkspaces(true, { skipTransformProcessType: true });
     win.on("blur", () => {
-      if (this.deps.keepOpenOnBlur?.()) return;
+      // Hiding a focused window also blurs it: only a blur of the open popover counts.
+      if (this.deps.keepOpenOnBlur?.() || !win.isVisible()) return;
       this.blurHiddenAt = this.deps.now();
       this.hide();
     });

@@ -162,8 +162,9 @@ describe("pages over IPC", () => {
     const file = join(home, "credentials.json");
     assert.ok(!readFileSync(file, "utf8").includes("s3cret-token-value"), "encrypted at rest");
     assert.equal(statSync(file).mode & 0o777, 0o600);
-    const s = (await f.invoke(win, "getSettings", [])) as { gateways: { hasToken: boolean; id: string }[] };
+    const s = (await f.invoke(win, "getSettings", [])) as { gateways: { hasToken: boolean; id: string }[]; credentialStorage: string };
     assert.equal(s.gateways[0]!.hasToken, true);
+    assert.equal(s.credentialStorage, "os-keychain", "safeStorage protects them here");
     // Back to the local Gateway for the rest of the file.
     await f.invoke(win, "removeGateway", [s.gateways[0]!.id]);
     await until("reconnected", () => shell.desk.snapshot().gateways[0]?.connection.state === "connected", 30_000);

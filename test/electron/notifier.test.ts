@@ -1,0 +1,183 @@
+// Desktop notifications (main/electron/notifier.ts): what is shown, clicks opening the card, refusals falling back to the tray, and the cap on live notifications. FAKE Notification objects stand in for Electron's.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { NotificationConstructorOptions } from "electron";
+import type { Notice } from "../../main/core/notification-policy.ts";
+import { Notifier, type NotificationLike } from "../../main/electron/notifier.ts";
+import type { CardRef } from "../../preload/contract.ts";
+import { fakeEvent, FakeEmitter } from "./fakes-unit.ts";
+
+/** A FAKE Electron Notification. */
+class FakeNotification extends FakeEmitter {
+  shows = 0;
+  closes = 0;
+  /** Set to have the OS refuse it as soon as it is shown. */
+  failOnShow: string | null = null;
+  readonly options: NotificationConstructorOptions;
+  constructor(options: NotificationConstructorOptions) {
+    super();
+    this.options = options;
+  }
+  show(): void {
+    this.shows++;
+    if (this.failOnShow !== null) this.emit("failed", fakeEvent(), this.failOnShow);
+  }
+  close(): void {
+    this.closes++;
+  }
+}
+
+const card = (n: number): CardRef => ({ gatewayId: "home", sessionKey: `agent:main:task-${n}`, agentId: "main" });
+const notice = (n: number, overrides: Partial<Notice> = {}): Notice => ({
+  id: `notice-${n}`,
+  kind: "stepCompleted",
+  title: `Task ${n}`,
+  body: `Step ${n} done`,
+  card: card(n),
+  ...overrides,
+});
+
+function setup(supported = true, failOnShow: string | null = null) {
+  const created: FakeNotification[] = [];
+  const clicks: (CardRef | null)[] = [];
+  const refused: [Notice, string][] = [];
+  const notifier = new Notifier({
+    create: (options) => {
+      const n = new FakeNotification(options);
+      n.failOnShow = failOnShow;
+      created.push(n);
+      return n as unknown as NotificationLike;
+    },
+    isSupported: () => supported,
+    onClick: (c) => clicks.push(c),
+    onRefused: (n, reason) => refused.push([n, reason]),
+  });
+  const at = (i: number): FakeNotification => {
+    const n = created[i];
+    assert.ok(n, `notification ${i} exists`);
+    return n;
+  };
+  return { notifier, created, clicks, refused, at };
+}
+
+describe("Notifier", () => {
+  test("a notice becomes one shown notification with its title and body", () => {
+    const { notifier, created, at, refused } = setup();
+    const n = notice(1);
+    notifier.deliver(n);
+    assert.equal(created.length, 1);
+    assert.deepEqual(at(0).options, { title: "Task 1", body: "Step 1 done", silent: false });
+    assert.equal(at(0).shows, 1);
+    assert.equal(at(0).closes, 0);
+    assert.deepEqual([...at(0).listeners.keys()].sort(), ["click", "close", "failed"]);
+    assert.deepEqual(notifier.shown, [n]);
+    assert.deepEqual(refused, []);
+  });
+
+  test("a click opens the notice's card", () => {
+    const { notifier, at, clicks } = setup();
+    notifier.deliver(notice(1));
+    notifier.deliver(notice(2));
+    at(1).emit("click", fakeEvent());
+    assert.deepEqual(clicks, [card(2)]);
+  });
+
+  test("a summary (no card) click opens with null", () => {
+    const { notifier, at, clicks } = setup();
+    notifier.deliver(notice(1, { kind: "summary", card: null, title: "3 updates" }));
+    at(0).emit("click", fakeEvent());
+    assert.deepEqual(clicks, [null]);
+  });
+
+  test("an OS refusal hands the notice and the reason to onRefused", () => {
+    const { notifier, at, refused, clicks } = setup();
+    const n = notice(1);
+    notifier.deliver(n);
+    at(0).emit("failed", fakeEvent(), "Notifications are disabled for this app");
+    assert.deepEqual(refused, [[n, "Notifications are disabled for this app"]]);
+    assert.equal(refused[0]?.[0], n);
+    assert.deepEqual(clicks, []);
+  });
+
+  test("a refusal raised while showing is still heard (listeners come before show)", () => {
+    const { notifier, refused } = setup(true, "unsigned build");
+    const n = notice(7);
+    notifier.deliver(n);
+    assert.deepEqual(refused, [[n, "unsigned build"]]);
+  });
+
+  test("where notifications are unsupported, nothing is created and the notice is refused", () => {
+    const { notifier, created, refused } = setup(false);
+    const n = notice(1);
+    notifier.deliver(n);
+    assert.equal(created.length, 0);
+    assert.deepEqual(refused, [[n, "notifications are not supported here"]]);
+    assert.deepEqual(notifier.shown, []);
+  });
+
+  test("more than 20 live notifications: the oldest is closed", () => {
+    const { notifier, created } = setup();
+    for (let i = 0; i < 20; i++) notifier.deliver(notice(i));
+    assert.deepEqual(
+      created.map((n) => n.closes),
+      new Array(20).fill(0),
+    );
+    notifier.deliver(notice(20));
+    assert.deepEqual(
+      created.map((n) => n.closes),
+      [1, ...new Array(20).fill(0)],
+    );
+    notifier.deliver(notice(21));
+    assert.deepEqual(
+      created.map((n) => n.closes),
+      [1, 1, ...new Array(20).fill(0)],
+    );
+  });
+
+  test("clicked, closed and failed notifications no longer count as live", () => {
+    const { notifier, at, created } = setup();
+    for (let i = 0; i < 20; i++) notifier.deliver(notice(i));
+    at(0).emit("click", fakeEvent());
+    at(1).emit("close", fakeEvent());
+    at(2).emit("failed", fakeEvent(), "refused");
+    // 17 live: three more fit without closing anything.
+    for (let i = 20; i < 23; i++) notifier.deliver(notice(i));
+    assert.equal(
+      created.reduce((sum, n) => sum + n.closes, 0),
+      0,
+    );
+    // The next one closes the oldest still live: number 3.
+    notifier.deliver(notice(23));
+    assert.deepEqual(
+      created.map((n, i) => [i, n.closes]).filter(([, c]) => c !== 0),
+      [[3, 1]],
+    );
+  });
+
+  test("a notification that fires twice is forgotten once (no other one is dropped)", () => {
+    const { notifier, at, created } = setup();
+    for (let i = 0; i < 20; i++) notifier.deliver(notice(i));
+    at(5).emit("click", fakeEvent());
+    at(5).emit("close", fakeEvent());
+    notifier.deliver(notice(20));
+    assert.equal(
+      created.reduce((sum, n) => sum + n.closes, 0),
+      0,
+      "19 + 1 live: nothing closed",
+    );
+    // 19 + 2 live: the oldest goes (had the second event dropped another one, none would).
+    notifier.deliver(notice(21));
+    assert.deepEqual(
+      created.map((n, i) => [i, n.closes]).filter(([, c]) => c !== 0),
+      [[0, 1]],
+    );
+  });
+
+  test("the shown list keeps the last 50, newest last", () => {
+    const { notifier } = setup();
+    for (let i = 0; i < 55; i++) notifier.deliver(notice(i));
+    assert.equal(notifier.shown.length, 50);
+    assert.equal(notifier.shown[0]?.id, "notice-5");
+    assert.equal(notifier.shown.at(-1)?.id, "notice-54");
+  });
+});

@@ -1,0 +1,263 @@
+// Credentials at rest (main/electron/secret-storage.ts): the vault blob encrypted with safeStorage in a 0600 file, the plain fallback with its warning, re-encryption, damage handling, and an end-to-end CredentialVault round trip. A FAKE safeStorage "encrypts" reversibly (a key tag + base64).
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, beforeEach, describe, test } from "node:test";
+import { CredentialVault } from "../../main/core/vault.ts";
+import { osProtection, safeStorageFile, UNPROTECTED_WARNING, type SafeStorageLike } from "../../main/electron/secret-storage.ts";
+
+type Backend = ReturnType<SafeStorageLike["getSelectedStorageBackend"]>;
+
+/**
+ * A FAKE safeStorage: ciphertext is `<key>:` + base64(plaintext), so it is reversible
+ * but never contains the plaintext. Decrypting text under an older key works and asks
+ * for re-encryption, as Electron does after a key rotation.
+ */
+class FakeSafeStorage {
+  available = true;
+  backend: Backend = "gnome_libsecret";
+  key = "K1";
+  failDecrypt: string | null = null;
+  encrypts = 0;
+  decrypts = 0;
+  async isAsyncEncryptionAvailable(): Promise<boolean> {
+    return this.available;
+  }
+  getSelectedStorageBackend(): Backend {
+    return this.backend;
+  }
+  async encryptStringAsync(plain: string): Promise<Buffer> {
+    this.encrypts++;
+    return Buffer.from(`${this.key}:${Buffer.from(plain, "utf8").toString("base64")}`, "utf8");
+  }
+  async decryptStringAsync(encrypted: Buffer): Promise<{ result: string; shouldReEncrypt: boolean }> {
+    this.decrypts++;
+    if (this.failDecrypt !== null) throw new Error(this.failDecrypt);
+    const m = /^(K\d+):(.*)$/s.exec(encrypted.toString("utf8"));
+    if (!m) throw new Error("Error while decrypting the ciphertext provided to safeStorage.decryptString.");
+    return { result: Buffer.from(m[2]!, "base64").toString("utf8"), shouldReEncrypt: m[1] !== this.key };
+  }
+}
+
+const asSafe = (f: FakeSafeStorage): SafeStorageLike => f as unknown as SafeStorageLike;
+const SECRET = JSON.stringify({ "gateway-token:home": "tok-PLAINTEXT-123", "device-token": "dev-SECRET-456" });
+
+let root = "";
+let path = "";
+let n = 0;
+
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), "pd-secret-storage-"));
+});
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+beforeEach(() => {
+  // A fresh, not yet existing folder per test: the storage creates it.
+  path = join(root, `case-${++n}`, "credentials.json");
+});
+
+async function onDisk(): Promise<{ text: string; envelope: { format: string; data: string }; mode: number }> {
+  const text = await readFile(path, "utf8");
+  const mode = (await stat(path)).mode & 0o777;
+  return { text, envelope: JSON.parse(text) as { format: string; data: string }, mode };
+}
+
+describe("osProtection", () => {
+  test("available encryption protects, except Linux's basic_text backend", async () => {
+    const safe = new FakeSafeStorage();
+    assert.equal(await osProtection(asSafe(safe), "darwin"), true);
+    assert.equal(await osProtection(asSafe(safe), "win32"), true);
+    assert.equal(await osProtection(asSafe(safe), "linux"), true);
+    for (const backend of ["kwallet", "kwallet5", "kwallet6", "unknown"] as const) {
+      safe.backend = backend;
+      assert.equal(await osProtection(asSafe(safe), "linux"), true, backend);
+    }
+    safe.backend = "basic_text";
+    assert.equal(await osProtection(asSafe(safe), "linux"), false);
+    // The backend name only matters on Linux.
+    assert.equal(await osProtection(asSafe(safe), "darwin"), true);
+    safe.available = false;
+    safe.backend = "gnome_libsecret";
+    assert.equal(await osProtection(asSafe(safe), "darwin"), false);
+    assert.equal(await osProtection(asSafe(safe), "linux"), false);
+  });
+});
+
+describe("safeStorageFile with OS protection", () => {
+  test("the blob is written encrypted in a 0600 JSON envelope, and read back", async () => {
+    const safe = new FakeSafeStorage();
+    const warnings: string[] = [];
+    const storage = await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m));
+    assert.equal(storage.protection, "os-keychain");
+    assert.equal(await storage.read(), null, "nothing stored yet");
+
+    await storage.write(SECRET);
+    const disk = await onDisk();
+    assert.equal(disk.mode, 0o600);
+    assert.deepEqual(Object.keys(disk.envelope).sort(), ["data", "format"]);
+    assert.equal(disk.envelope.format, "safeStorage");
+    assert.equal(Buffer.from(disk.envelope.data, "base64").toString("utf8"), `K1:${Buffer.from(SECRET).toString("base64")}`);
+    for (const plain of [SECRET, "tok-PLAINTEXT-123", "dev-SECRET-456", "gateway-token"]) assert.equal(disk.text.includes(plain), false, plain);
+    assert.deepEqual(await readdir(dirname(path)), ["credentials.json"], "no temp file left behind");
+
+    assert.equal(await storage.read(), SECRET);
+    // A fresh start reads the same file.
+    const again = await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m));
+    assert.equal(await again.read(), SECRET);
+    assert.deepEqual(warnings, []);
+    assert.equal(safe.encrypts, 1, "reading does not rewrite a current file");
+  });
+
+  test("a later write replaces the blob", async () => {
+    const safe = new FakeSafeStorage();
+    const storage = await safeStorageFile(path, asSafe(safe), "win32", () => assert.fail("no warning"));
+    await storage.write("first");
+    await storage.write("second");
+    assert.equal(await storage.read(), "second");
+    assert.equal((await onDisk()).mode, 0o600);
+  });
+
+  test("a plain envelope left from an unprotected run is read, then rewritten encrypted", async () => {
+    const safe = new FakeSafeStorage();
+    const unprotected = new FakeSafeStorage();
+    unprotected.available = false;
+    const before = await safeStorageFile(path, asSafe(unprotected), "linux", () => undefined);
+    await before.write(SECRET);
+    assert.equal((await onDisk()).envelope.format, "plain");
+
+    const storage = await safeStorageFile(path, asSafe(safe), "linux", () => assert.fail("no warning"));
+    assert.equal(await storage.read(), SECRET);
+    const disk = await onDisk();
+    assert.equal(disk.envelope.format, "safeStorage");
+    assert.equal(disk.text.includes("tok-PLAINTEXT-123"), false);
+    assert.equal(disk.mode, 0o600);
+    assert.equal(safe.encrypts, 1);
+    assert.equal(await storage.read(), SECRET);
+    assert.equal(safe.encrypts, 1, "rewritten once");
+  });
+
+  test("after a key rotation (shouldReEncrypt) the blob is rewritten under the new key", async () => {
+    const safe = new FakeSafeStorage();
+    const storage = await safeStorageFile(path, asSafe(safe), "darwin", () => undefined);
+    await storage.write(SECRET);
+    safe.key = "K2";
+    assert.equal(await storage.read(), SECRET);
+    const disk = await onDisk();
+    assert.equal(disk.envelope.format, "safeStorage");
+    assert.equal(Buffer.from(disk.envelope.data, "base64").toString("utf8"), `K2:${Buffer.from(SECRET).toString("base64")}`);
+    assert.equal(safe.encrypts, 2);
+    // Now current: the next read leaves it alone.
+    assert.equal(await storage.read(), SECRET);
+    assert.equal(safe.encrypts, 2);
+  });
+
+  test("a damaged file reads as nothing (the device pairs again)", async () => {
+    const safe = new FakeSafeStorage();
+    const warnings: string[] = [];
+    const storage = await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m));
+    await storage.write("x");
+    for (const text of ["{not json", "", "null", "42", '"text"', "[]", '{"format":"other","data":"eA=="}', '{"format":"safeStorage","data":5}', '{"format":"plain","data":null}', '{"data":"eA=="}']) {
+      await writeFile(path, text);
+      assert.equal(await storage.read(), null, text);
+    }
+    assert.equal(safe.decrypts, 0, "nothing undecodable was handed to safeStorage");
+    assert.deepEqual(warnings, []);
+  });
+
+  test("a blob safeStorage cannot decrypt warns and reads as nothing", async () => {
+    const safe = new FakeSafeStorage();
+    const warnings: string[] = [];
+    const storage = await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m));
+    await storage.write(SECRET);
+    safe.failDecrypt = "keychain access denied";
+    assert.equal(await storage.read(), null);
+    assert.deepEqual(warnings, ["Progress Desk could not decrypt its saved credentials (keychain access denied); this device will pair again."]);
+    // Ciphertext that is not ours at all fails the same way.
+    safe.failDecrypt = null;
+    await writeFile(path, JSON.stringify({ format: "safeStorage", data: Buffer.from("garbage").toString("base64") }));
+    assert.equal(await storage.read(), null);
+    assert.equal(warnings.length, 2);
+  });
+});
+
+describe("safeStorageFile without OS protection", () => {
+  for (const [label, platform, configure] of [
+    ["encryption unavailable", "darwin", (s: FakeSafeStorage) => void (s.available = false)],
+    ["Linux basic_text backend", "linux", (s: FakeSafeStorage) => void (s.backend = "basic_text")],
+  ] as const) {
+    test(`${label}: warns once, writes a plain 0600 envelope, and reads it back`, async () => {
+      const safe = new FakeSafeStorage();
+      configure(safe);
+      const warnings: string[] = [];
+      const storage = await safeStorageFile(path, asSafe(safe), platform, (m) => warnings.push(m));
+      assert.deepEqual(warnings, [UNPROTECTED_WARNING]);
+      assert.equal(storage.protection, "file");
+      await storage.write(SECRET);
+      const disk = await onDisk();
+      assert.deepEqual(disk.envelope, { format: "plain", data: SECRET });
+      assert.equal(disk.mode, 0o600);
+      assert.equal(await storage.read(), SECRET);
+      await storage.write("again");
+      assert.equal(await storage.read(), "again");
+      assert.deepEqual(warnings, [UNPROTECTED_WARNING], "only once");
+      assert.equal(safe.encrypts, 0);
+      assert.equal(safe.decrypts, 0);
+    });
+  }
+
+  test("the warning tells the person plainly", () => {
+    assert.match(UNPROTECTED_WARNING, /unencrypted/);
+    assert.match(UNPROTECTED_WARNING, /only you can read/);
+  });
+
+  test("an encrypted envelope cannot be read without protection: nothing, and no decrypt attempt", async () => {
+    const safe = new FakeSafeStorage();
+    const writer = await safeStorageFile(path, asSafe(safe), "linux", () => undefined);
+    await writer.write(SECRET);
+    safe.backend = "basic_text";
+    const storage = await safeStorageFile(path, asSafe(safe), "linux", () => undefined);
+    assert.equal(await storage.read(), null);
+    assert.equal(safe.decrypts, 0);
+  });
+});
+
+describe("CredentialVault over safeStorageFile", () => {
+  test("values set in the vault survive a restart, encrypted on disk", async () => {
+    const safe = new FakeSafeStorage();
+    const vault = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", () => assert.fail("no warning")));
+    assert.equal(vault.protection, "os-keychain");
+    assert.equal(vault.get("gateway-token:home"), null);
+    vault.set("gateway-token:home", "tok-PLAINTEXT-123");
+    vault.set("gateway-password:work", "pw-SECRET-789");
+    vault.delete("gateway-password:work");
+    await vault.flush();
+
+    const disk = await onDisk();
+    assert.equal(disk.envelope.format, "safeStorage");
+    assert.equal(disk.text.includes("tok-PLAINTEXT-123"), false);
+    assert.equal(disk.mode, 0o600);
+
+    const reopened = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", () => undefined));
+    assert.equal(reopened.get("gateway-token:home"), "tok-PLAINTEXT-123");
+    assert.equal(reopened.get("gateway-password:work"), null);
+  });
+
+  test("a vault over an undecryptable file opens empty and can be written again", async () => {
+    const safe = new FakeSafeStorage();
+    const first = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", () => undefined));
+    first.set("device-token", "dev-1");
+    await first.flush();
+    safe.failDecrypt = "wrong key";
+    const warnings: string[] = [];
+    const second = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m)));
+    assert.equal(second.get("device-token"), null);
+    assert.equal(warnings.length, 1);
+    safe.failDecrypt = null;
+    second.set("device-token", "dev-2");
+    await second.flush();
+    const third = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", () => undefined));
+    assert.equal(third.get("device-token"), "dev-2");
+  });
+});

@@ -33,12 +33,14 @@ export type Settings = {
   /** P3: keep the dashboard window above other windows. */
   dashboardOnTop: boolean;
   gateways: GatewaySettingsView[];
+  /** How saved credentials are protected: the OS keychain, or only a 0600 file (warn). */
+  credentialStorage: "os-keychain" | "file";
   /** Cards the person pinned to the dashboard (P3), as `gatewayId\u0000sessionKey`. */
   pinned: string[];
 };
 
 /** What a page may change; Gateways go through saveGateway/removeGateway. */
-export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications">> & {
+export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications" | "credentialStorage">> & {
   notifications?: Partial<Omit<Settings["notifications"], "milestones" | "quietHours">> & {
     milestones?: Partial<Record<Milestone, boolean>>;
     quietHours?: Partial<Settings["notifications"]["quietHours"]>;

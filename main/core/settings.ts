@@ -10,7 +10,7 @@ import type { GatewayConfig } from "./desk.ts";
 import type { CredentialVault } from "./vault.ts";
 
 export type StoredGateway = { id: string; label: string; color: string; url: string };
-type Document = Omit<Settings, "gateways"> & { gateways: StoredGateway[] };
+type Document = Omit<Settings, "gateways" | "credentialStorage"> & { gateways: StoredGateway[] };
 
 export type SettingsBackend = { read(): unknown; write(doc: unknown): Promise<void> };
 
@@ -103,7 +103,7 @@ export class SettingsStore {
   }
 
   view(): Settings {
-    return { ...structuredClone(this.doc), gateways: this.doc.gateways.map((g) => this.gatewayView(g)) };
+    return { ...structuredClone(this.doc), gateways: this.doc.gateways.map((g) => this.gatewayView(g)), credentialStorage: this.vault.protection };
   }
 
   onChange(listener: (s: Settings) => void): () => void {

@@ -46,6 +46,7 @@ describe("settings (S1–S3)", () => {
     assert.equal(store.update({ popoverShortcut: "" }).popoverShortcut, "", "empty turns it off");
     assert.equal(normalizeSettings({ popoverShortcut: "x" }).popoverShortcut, "", "a bad value on disk falls back to off");
     assert.equal(store.update({ dashboardOnTop: true }).dashboardOnTop, true);
+    assert.equal(store.view().credentialStorage, "file", "pages learn how secrets are kept, never the secrets");
   });
 
   test("updates merge, persist and notify", async () => {

@@ -297,26 +297,3 @@ export function callIsSafeLink(hrefs: readonly string[]): boolean[] {
   return hrefs.map((href) => md.isSafeLink(href));
 }
 
-/**
- * Time renderNote, in ms per call. `notes` are rendered in turn, one call per sample; give
- * distinct notes for the uncached path, one note for the cached one (`perSample` calls each).
- */
-export function timeRenderNote(args: { notes: readonly string[]; warmup: number; samples: number; perSample: number }): { median: number; p95: number; min: number } {
-  const w = globalThis as unknown as PWindow;
-  const md = w.__markdown;
-  if (!md) throw new Error("markdown module not loaded");
-  const { notes } = args;
-  let k = 0;
-  const next = () => notes[k++ % notes.length] ?? null;
-  for (let i = 0; i < args.warmup; i++) md.renderNote(next());
-  const times: number[] = [];
-  for (let s = 0; s < args.samples; s++) {
-    const note = next();
-    const t0 = w.performance.now();
-    for (let i = 0; i < args.perSample; i++) md.renderNote(note);
-    times.push((w.performance.now() - t0) / args.perSample);
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
-  return { median: at(0.5), p95: at(0.95), min: times[0] ?? NaN };
-}

@@ -65,7 +65,12 @@ function plainLine(line: string): string {
   return s.replace(/\s+/g, " ").trim();
 }
 
-/** Stable key of a card slot across surfaces: Gateway, session and agent. */
+/** A card slot across surfaces: one session (and agent, for bare keys) on one Gateway (G4, G5). */
 export function cardKeyOf(ref: { gatewayId: string; sessionKey: string; agentId: string | null }): string {
   return `${ref.gatewayId}\u0000${ref.sessionKey}\u0000${ref.agentId ?? ""}`;
+}
+
+/** Settings.pinned names a pinned card as `gatewayId\u0000sessionKey` (preload/contract.ts). */
+export function pinKeyOf(ref: { gatewayId: string; sessionKey: string }): string {
+  return `${ref.gatewayId}\u0000${ref.sessionKey}`;
 }

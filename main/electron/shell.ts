@@ -8,7 +8,7 @@ import type { CardRef, Page, Settings } from "../../preload/contract.ts";
 import { createDeskService, type DeskService } from "../core/desk-service.ts";
 import { ProgressDesk } from "../core/desk.ts";
 import { discoverGateway } from "../core/discovery.ts";
-import { cardKeyOf, visibleCards } from "../core/glance.ts";
+import { cardKeyOf, pinKeyOf, visibleCards } from "../core/glance.ts";
 import { NotificationPolicy, type PolicyOptions } from "../core/notification-policy.ts";
 import { SettingsStore } from "../core/settings.ts";
 import { TrayTracker } from "../core/tray-model.ts";
@@ -194,7 +194,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
   const isVisibleInFocusedWindow = (ref: CardRef): boolean => {
     const s = settings.view();
     if (popover.isFocused() && s.showCards) return true;
-    if (dashboard.isFocused()) return s.pinned.includes(`${ref.gatewayId}\u0000${ref.sessionKey}`);
+    if (dashboard.isFocused()) return s.pinned.includes(pinKeyOf(ref));
     return false;
   };
 

@@ -4,15 +4,8 @@ import type { CardRef } from "../../preload/contract.ts";
 
 type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 
-/** A card slot: one session (and agent, for bare keys) on one Gateway (G4, G5). */
-export function cardKey(e: Keyed): string {
-  return `${e.gatewayId}\u0000${e.sessionKey}\u0000${e.agentId ?? ""}`;
-}
-
-/** Settings.pinned uses `gatewayId\u0000sessionKey` (preload/contract.ts). */
-export function pinKey(e: Pick<CardEntry, "gatewayId" | "sessionKey">): string {
-  return `${e.gatewayId}\u0000${e.sessionKey}`;
-}
+// The keys themselves are the core's, so main (tray, notifications) and pages agree.
+export { cardKeyOf as cardKey, pinKeyOf as pinKey } from "../../main/core/glance.ts";
 
 export function parsePinKey(key: string): { gatewayId: string; sessionKey: string } | null {
   const i = key.indexOf("\u0000");

@@ -7,6 +7,9 @@ import type { DeskChange, DeskSnapshot, RefreshState } from "../main/core/types.
 
 export type { DismissResult };
 
+/** off: no activity lines; new: a line only when the tool changes; all: every tool call. */
+export type ActivityMode = "off" | "new" | "all";
+
 export type Milestone = "newCard" | "stepCompleted" | "allCompleted" | "pausedOrBlocked" | "refreshFailed";
 
 export type GatewaySettingsView = {
@@ -32,6 +35,10 @@ export type Settings = {
   popoverShortcut: string;
   /** P3: keep the dashboard window above other windows. */
   dashboardOnTop: boolean;
+  /** The live activity line under a card: which tool lines to show, and whether commands are shown. */
+  activity: { mode: ActivityMode; commandText: "raw" | "status" };
+  /** The no-progress detector: an observation beside the card, never a change to it. */
+  detector: { enabled: boolean; pollingRepeats: number; silentMinutes: number };
   gateways: GatewaySettingsView[];
   /** How saved credentials are protected: the OS keychain, or only a 0600 file (warn). */
   credentialStorage: "os-keychain" | "file";
@@ -40,7 +47,9 @@ export type Settings = {
 };
 
 /** What a page may change; Gateways go through saveGateway/removeGateway. */
-export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications" | "credentialStorage">> & {
+export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications" | "credentialStorage" | "activity" | "detector">> & {
+  activity?: Partial<Settings["activity"]>;
+  detector?: Partial<Settings["detector"]>;
   notifications?: Partial<Omit<Settings["notifications"], "milestones" | "quietHours">> & {
     milestones?: Partial<Record<Milestone, boolean>>;
     quietHours?: Partial<Settings["notifications"]["quietHours"]>;

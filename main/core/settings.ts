@@ -30,6 +30,8 @@ export function defaultSettings(): Document {
     launchAtLogin: false,
     popoverShortcut: "",
     dashboardOnTop: false,
+    activity: { mode: "new", commandText: "raw" },
+    detector: { enabled: true, pollingRepeats: 5, silentMinutes: 10 },
     gateways: [],
     pinned: [],
   };
@@ -48,6 +50,8 @@ export function isAccelerator(v: string): boolean {
 }
 
 const bool = (v: unknown, d: boolean): boolean => (typeof v === "boolean" ? v : d);
+const oneOf = <T extends string>(v: unknown, allowed: readonly T[], d: T): T => (allowed.includes(v as T) ? (v as T) : d);
+const int = (v: unknown, min: number, max: number, d: number): number => (Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? (v as number) : d);
 const clock = (v: unknown, d: string): string => (typeof v === "string" && /^([01]\d|2[0-3]):[0-5]\d$/.test(v) ? v : d);
 
 /** Whatever was on disk, made valid: unknown keys dropped, bad values back to defaults. */
@@ -81,6 +85,15 @@ export function normalizeSettings(raw: unknown): Document {
     launchAtLogin: bool(r.launchAtLogin, d.launchAtLogin),
     popoverShortcut: typeof r.popoverShortcut === "string" && (r.popoverShortcut === "" || isAccelerator(r.popoverShortcut)) ? r.popoverShortcut : d.popoverShortcut,
     dashboardOnTop: bool(r.dashboardOnTop, d.dashboardOnTop),
+    activity: {
+      mode: oneOf(r.activity?.mode, ["off", "new", "all"] as const, d.activity.mode),
+      commandText: oneOf(r.activity?.commandText, ["raw", "status"] as const, d.activity.commandText),
+    },
+    detector: {
+      enabled: bool(r.detector?.enabled, d.detector.enabled),
+      pollingRepeats: int(r.detector?.pollingRepeats, 2, 100, d.detector.pollingRepeats),
+      silentMinutes: int(r.detector?.silentMinutes, 1, 24 * 60, d.detector.silentMinutes),
+    },
     gateways,
     pinned: Array.isArray(r.pinned) ? [...new Set(r.pinned.filter((p: unknown): p is string => typeof p === "string" && p.length < 2048))].slice(0, 200) : [],
   };
@@ -124,6 +137,8 @@ export class SettingsStore {
         milestones: { ...this.doc.notifications.milestones, ...(patch.notifications?.milestones ?? {}) },
         quietHours: { ...this.doc.notifications.quietHours, ...(patch.notifications?.quietHours ?? {}) },
       },
+      activity: { ...this.doc.activity, ...(patch.activity ?? {}) },
+      detector: { ...this.doc.detector, ...(patch.detector ?? {}) },
       gateways: this.doc.gateways,
     };
     return this.commit(normalizeSettings(merged));

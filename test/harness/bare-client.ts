@@ -50,7 +50,7 @@ export function p(e: EventFrame): any {
 
 export async function connectBareClient(
   gw: { url: string; token: string },
-  opts: { platform?: string; clientName?: "openclaw-linux" | "openclaw-macos" } = {},
+  opts: { platform?: string; clientName?: "openclaw-linux" | "openclaw-macos"; caps?: string[] } = {},
 ): Promise<BareClient> {
   const identity = createDeviceIdentity();
   const tokens = new Map<string, { token: string; scopes: string[] }>();
@@ -72,6 +72,7 @@ export async function connectBareClient(
     mode: "ui",
     role: "operator",
     scopes: ["operator.read", "operator.write"],
+    ...(opts.caps ? { caps: opts.caps } : {}),
     minProtocol: 4,
     maxProtocol: 4,
     deviceIdentity: identity,

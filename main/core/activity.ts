@@ -1,0 +1,721 @@
+// What the agent is doing right now, per session, from the Gateway's broadcast `agent`
+// events (docs/agent-events.md): whether a run is live, the current tool line and the last
+// few lines, each a glyph and a short label (`Read · docs/guide.md`, `Shell · npm test`,
+// `Web search · "electron tray"`), plus the no-progress flag (stall-detector.ts).
+//
+// Only labels: built from the tool name and the Gateway's short argument summary (`meta`),
+// redacted, never from tool output, file contents or results. Bounded: a few lines per
+// session, a capped number of sessions, and changes coalesced per session so a tool that
+// emits ten updates a second costs a few emits a second. No timers of its own: the caller
+// injects `now` and `schedule`, and calls `tick()` while `needsTick()` says so.
+
+import { stripInvisible } from "./strip.ts";
+import { truncate } from "./truncate.ts";
+import type { SessionInfo } from "./types.ts";
+import {
+  DEFAULT_STALL_OPTIONS,
+  evaluateStall,
+  noteCall,
+  noteCardChange,
+  noteEvent,
+  sameFlag,
+  watchRun,
+  type RunWatch,
+  type StallFlag,
+  type StallOptions,
+} from "./stall-detector.ts";
+
+export type { StallFlag, StallOptions } from "./stall-detector.ts";
+
+export type ActivityGlyph =
+  | "read"
+  | "write"
+  | "edit"
+  | "shell"
+  | "list"
+  | "search"
+  | "web"
+  | "plan"
+  | "card"
+  | "agent"
+  | "message"
+  | "tool";
+
+/** `off`: no lines; `new`: skip a line whose tool repeats the previous one; `all`: every call. */
+export type ActivityMode = "off" | "new" | "all";
+/** `raw`: a command line shows the command (as the Gateway summarised it); `status`: only `Shell`. */
+export type CommandText = "raw" | "status";
+
+export type ActivityLine = {
+  glyph: ActivityGlyph;
+  /** `Read · docs/guide.md`, at most `lineBudget` characters. */
+  label: string;
+  /** The tool's name as the Gateway sent it (`read`, `exec`, …). */
+  tool: string;
+  /** When this client saw the call start (local clock, ms). */
+  at: number;
+  status: "running" | "done" | "failed";
+};
+
+/** One session's activity, as put on the wire. */
+export type SessionActivity = {
+  gatewayId: string;
+  sessionKey: string;
+  /** A run is in progress. */
+  live: boolean;
+  /** The newest live run, null when none. */
+  runId: string | null;
+  /** The live run's latest call (running or just finished); null when no run is live or mode is `off`. */
+  current: ActivityLine | null;
+  /** The last lines, oldest first; kept after the run ends (see `retainAfterEndMs`). */
+  lines: ActivityLine[];
+  stall: StallFlag | null;
+  /** When something shown here last changed (local clock, ms). */
+  updatedAt: number;
+};
+
+export type ActivityOptions = {
+  now: () => number;
+  /** Runs `fn` after `ms`; returns a cancel function. */
+  schedule: (fn: () => void, ms: number) => () => void;
+  /** Default `all`. */
+  mode?: ActivityMode;
+  /** Default `raw`. */
+  commandText?: CommandText;
+  /** Lines kept per session (default 8, at most 50). */
+  maxLines?: number;
+  /** Characters per label (default 120, the progress-draft budget). */
+  lineBudget?: number;
+  /** At most one emit per session per this interval (default 250 ms); the last state is always delivered. */
+  minIntervalMs?: number;
+  /** How long the last run's lines stay after it ended (default 5 min, checked by `tick()`). */
+  retainAfterEndMs?: number;
+  /** Sessions tracked at once (default 500); the longest-idle finished session is dropped first. */
+  maxSessions?: number;
+  stall?: Partial<StallOptions>;
+};
+
+export type ActivityListener = (activity: SessionActivity) => void;
+
+export const ACTIVITY_DEFAULTS = {
+  mode: "all" as ActivityMode,
+  commandText: "raw" as CommandText,
+  maxLines: 8,
+  lineBudget: 120,
+  minIntervalMs: 250,
+  retainAfterEndMs: 5 * 60_000,
+  maxSessions: 500,
+};
+
+const MAX_LINES_LIMIT = 50;
+/** Raw calls kept per session: enough for `new` mode to fill its lines after skipping repeats. */
+const STORED_PER_LINE = 4;
+/** Calls of the live run remembered by id (to apply their update/end). */
+const MAX_OPEN_CALLS = 64;
+/** Recently ended runs per session: their stragglers are ignored. */
+const MAX_ENDED_RUNS = 8;
+/** `noteSessionInfo` ends a run only if the run was quiet this long (a row can be older than events). */
+const RECONCILE_QUIET_MS = 5_000;
+
+type Call = {
+  id: string;
+  tool: string;
+  glyph: ActivityGlyph;
+  verb: string;
+  /** The redacted, invisible-stripped argument summary, or null. */
+  detail: string | null;
+  command: boolean;
+  at: number;
+  status: ActivityLine["status"];
+  fingerprint: string;
+  /** Made from a `tool` event (no `item` seen for this call). */
+  fromToolStream: boolean;
+};
+
+type Session = {
+  gatewayId: string;
+  sessionKey: string;
+  parentKey: string | null;
+  liveRuns: string[];
+  endedRuns: string[];
+  calls: Call[];
+  open: Map<string, Call>;
+  current: Call | null;
+  watch: RunWatch | null;
+  stall: StallFlag | null;
+  endedAt: number | null;
+  lastSeenAt: number;
+  updatedAt: number;
+  dirty: boolean;
+  lastEmitAt: number;
+  cancel: (() => void) | null;
+};
+
+type ToolKind = { glyph: ActivityGlyph; verb: string; command?: boolean; lead?: RegExp; noDetail?: boolean };
+
+const SHELL: ToolKind = { glyph: "shell", verb: "Shell", command: true };
+const TOOLS: Record<string, ToolKind> = {
+  read: { glyph: "read", verb: "Read", lead: /^from\s+/i },
+  write: { glyph: "write", verb: "Write", lead: /^to\s+/i },
+  file_write: { glyph: "write", verb: "Write", lead: /^to\s+/i },
+  edit: { glyph: "edit", verb: "Edit", lead: /^in\s+/i },
+  apply_patch: { glyph: "edit", verb: "Patch", lead: /^(in|to)\s+/i },
+  exec: SHELL,
+  bash: SHELL,
+  shell: SHELL,
+  process: SHELL,
+  ls: { glyph: "list", verb: "List" },
+  dir_list: { glyph: "list", verb: "List" },
+  web_search: { glyph: "search", verb: "Web search", lead: /^for\s+/i },
+  memory_search: { glyph: "search", verb: "Memory search", lead: /^for\s+/i },
+  sessions_search: { glyph: "search", verb: "Session search", lead: /^for\s+/i },
+  tool_search: { glyph: "search", verb: "Tool search", lead: /^for\s+/i },
+  web_fetch: { glyph: "web", verb: "Fetch", lead: /^from\s+/i },
+  file_fetch: { glyph: "web", verb: "Fetch", lead: /^from\s+/i },
+  dir_fetch: { glyph: "web", verb: "Fetch", lead: /^from\s+/i },
+  browser: { glyph: "web", verb: "Browser" },
+  progress_card: { glyph: "card", verb: "Progress card", noDetail: true },
+  update_plan: { glyph: "plan", verb: "Plan" },
+  create_goal: { glyph: "plan", verb: "Goal" },
+  update_goal: { glyph: "plan", verb: "Goal" },
+  get_goal: { glyph: "plan", verb: "Goal" },
+  sessions_spawn: { glyph: "agent", verb: "Sub-agent" },
+  subagents: { glyph: "agent", verb: "Sub-agents" },
+  message: { glyph: "message", verb: "Message" },
+  sessions_send: { glyph: "message", verb: "Message" },
+};
+
+function kindOf(tool: string): ToolKind {
+  return TOOLS[tool] ?? { glyph: "tool", verb: humanize(tool) };
+}
+
+/** `memory_get` → `Memory get`. */
+function humanize(name: string): string {
+  const words = name.replace(/[_\-.]+/g, " ").trim();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : "Tool";
+}
+
+// --- Secrets -----------------------------------------------------------------------------
+
+const SECRET_NAME = /(token|passw(or)?d|passwd|secret|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth|credential|cookie|session[_-]?id|signature|^key$|_key$|-key$)/i;
+const MASK = "***";
+
+/**
+ * Masks what looks like a secret in a short text (a command, a path, a URL): env
+ * assignments (`NAME=value`), secret-named options and query parameters, credentials in
+ * URLs, `Bearer` values, well-known key prefixes, and long hex or base64-like blobs.
+ */
+export function redactSecrets(text: string): string {
+  let t = text;
+  // `Authorization: Bearer x`, `Bearer x`, `Basic x`.
+  t = t.replace(/\b(authorization\s*[:=]\s*)(?:(bearer|basic|token)\s+)?("[^"]*"|'[^']*'|[^\s"']+)/gi, (_m, a: string, s?: string) => `${a}${s ? `${s} ` : ""}${MASK}`);
+  t = t.replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, (_m, s: string) => `${s} ${MASK}`);
+  // user:password@ in URLs.
+  t = t.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, `$1${MASK}@`);
+  // Secret-named query parameters.
+  t = t.replace(/([?&;](?:[A-Za-z0-9]+[_.-])*(?:token|key|apikey|secret|password|passwd|sig|signature|auth|code|credential)(?:[_.-][A-Za-z0-9]+)*=)[^&#\s]+/gi, `$1${MASK}`);
+  // Env assignments: NAME=value (any upper-case name), also after `export`/`env`.
+  t = t.replace(/(^|[\s;&|(`])([A-Z][A-Z0-9_]*=)("[^"]*"|'[^']*'|[^\s;&|)`]+)/g, (_m, pre: string, name: string) => `${pre}${name}${MASK}`);
+  // Secret-named options (the word is a whole part of the name): --token x, --api-key=x;
+  // `--author` is not touched, nor `-p x` (too ambiguous).
+  t = t.replace(
+    /(--?(?:[A-Za-z0-9]+[-_])*(?:token|password|passwd|secret|apikey|key|auth|credentials?|cookie)(?:[-_][A-Za-z0-9]+)*)(=|\s+)("[^"]*"|'[^']*'|[^\s;&|]+)/gi,
+    (_m, opt: string, sep: string) => `${opt}${sep}${MASK}`,
+  );
+  // Secret-named JSON/YAML-ish fields: "token": "x", password: x.
+  t = t.replace(/((?:^|[\s{,"'])(?:[A-Za-z0-9]+[_-])*(?:token|password|passwd|secret|apikey|api[_-]key)["']?\s*:\s*)("[^"]*"|'[^']*'|[^\s,}]+)/gi, `$1${MASK}`);
+  // Well-known key shapes.
+  t = t.replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, MASK);
+  t = t.replace(/\b(gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g, MASK);
+  // Long blobs: hex of 32+, or base64-like of 32+ mixing upper, lower and digits.
+  t = t.replace(/\b[0-9a-fA-F]{32,}\b/g, MASK);
+  t = t.replace(/[A-Za-z0-9+/_-]{32,}={0,2}/g, (m) => (/[A-Z]/.test(m) && /[a-z]/.test(m) && /[0-9]/.test(m) && !m.includes("/") ? MASK : m));
+  return t;
+}
+
+// --- Fingerprints (for "same tool, same arguments"; never shown, never the raw text) ------
+
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36);
+}
+
+function stableArgs(value: unknown, depth = 0): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (depth > 4) return '"…"';
+  if (Array.isArray(value)) return `[${value.map((v) => stableArgs(v, depth + 1)).join(",")}]`;
+  const keys = Object.keys(value).filter((k) => !SECRET_NAME.test(k)).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableArgs((value as Record<string, unknown>)[k], depth + 1)}`).join(",")}}`;
+}
+
+// --- Payload reading ---------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+/** One-line, invisible-free, redacted detail text, or null. */
+function cleanDetail(raw: unknown, lead?: RegExp): string | null {
+  const s = str(raw);
+  if (s === null) return null;
+  let t = stripInvisible(s)
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (lead) t = t.replace(lead, "");
+  // A summary that is only long enough to hold anything is already past a label's budget:
+  // cap it before redaction so a pathological argument costs little.
+  if (t.length > 2000) t = t.slice(0, 2000);
+  t = redactSecrets(t);
+  return t === "" ? null : t;
+}
+
+/** A label from a `tool` event's arguments, reading only a few known fields. */
+function detailFromArgs(tool: string, args: unknown): string | null {
+  if (!isObj(args)) return null;
+  const pick = (...names: string[]) => {
+    for (const n of names) {
+      const v = str(args[n]);
+      if (v !== null) return v;
+    }
+    return null;
+  };
+  const kind = kindOf(tool);
+  if (kind.noDetail) return null;
+  if (kind.command) return cleanDetail(pick("command", "cmd"));
+  if (kind.glyph === "search") {
+    const q = pick("query", "q");
+    return q === null ? null : cleanDetail(`"${q}"`);
+  }
+  if (kind.glyph === "web") return cleanDetail(pick("url", "path"));
+  return cleanDetail(pick("path", "file_path", "filePath", "file", "dir", "directory"));
+}
+
+// --- The tracker -------------------------------------------------------------------------
+
+export class ActivityTracker {
+  private readonly opts: Required<Omit<ActivityOptions, "stall">> & { stall: StallOptions };
+  private readonly sessions = new Map<string, Session>();
+  private readonly parents = new Map<string, string>();
+  private readonly listeners = new Set<ActivityListener>();
+
+  constructor(options: ActivityOptions) {
+    this.opts = {
+      ...ACTIVITY_DEFAULTS,
+      ...definedOnly(options),
+      stall: { ...DEFAULT_STALL_OPTIONS, ...definedOnly(options.stall ?? {}) },
+    } as Required<Omit<ActivityOptions, "stall">> & { stall: StallOptions };
+    this.opts.maxLines = clampLines(this.opts.maxLines);
+  }
+
+  subscribe(listener: ActivityListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Display options changed (Settings): every session is emitted again under the new ones. */
+  setOptions(options: Partial<Omit<ActivityOptions, "now" | "schedule">>): void {
+    const { stall, ...rest } = options;
+    Object.assign(this.opts, definedOnly(rest));
+    if (stall) this.opts.stall = { ...this.opts.stall, ...definedOnly(stall) };
+    this.opts.maxLines = clampLines(this.opts.maxLines);
+    for (const s of this.sessions.values()) {
+      if (s.watch?.lastCall) {
+        const last = s.calls.at(-1);
+        if (last && last.fingerprint === s.watch.lastCall.fingerprint) s.watch.lastCall.label = this.label(last);
+      }
+      this.evaluate(s);
+      this.markDirty(s);
+    }
+  }
+
+  /** Feeds one `agent` event payload (any stream; unknown ones count as signs of life). */
+  handleAgentEvent(gatewayId: string, payload: unknown): void {
+    if (!isObj(payload)) return;
+    const sessionKey = str(payload.sessionKey);
+    const runId = str(payload.runId);
+    const stream = str(payload.stream);
+    if (sessionKey === null || runId === null || stream === null) return;
+    const data = isObj(payload.data) ? payload.data : {};
+    const now = this.opts.now();
+    const spawnedBy = str(payload.spawnedBy);
+    if (spawnedBy !== null) this.parents.set(keyOf(gatewayId, sessionKey), spawnedBy);
+
+    const existing = this.sessions.get(keyOf(gatewayId, sessionKey));
+    if (existing?.endedRuns.includes(runId)) return; // a straggler of a finished run
+    const phase = str(data.phase);
+    const ending = stream === "lifecycle" && (phase === "end" || phase === "error");
+    if (ending && !existing?.liveRuns.includes(runId)) {
+      // The end of a run never seen live: remember it so its stragglers stay out.
+      if (existing) rememberEnded(existing, runId);
+      return;
+    }
+    const s = existing ?? this.create(gatewayId, sessionKey, now);
+    s.lastSeenAt = now;
+    if (ending) {
+      this.endRun(s, runId, now);
+      return;
+    }
+    let changed = false;
+    if (!s.liveRuns.includes(runId)) {
+      this.startRun(s, runId, now);
+      changed = true;
+    }
+    if (s.watch) noteEvent(s.watch, now);
+    if (stream === "item") changed = this.onItem(s, data, now) || changed;
+    else if (stream === "tool") changed = this.onTool(s, data, now) || changed;
+    // Everything else (lifecycle, run_status, usage, assistant, plan, command_output) is only
+    // a sign of life: its content, output included, is never read.
+    if (this.evaluate(s)) changed = true;
+    if (changed) this.markDirty(s);
+  }
+
+  /** The session's card changed (`progressCard.changed`): progress, for the stall detector. */
+  noteCardChange(gatewayId: string, sessionKey: string): void {
+    const s = this.sessions.get(keyOf(gatewayId, sessionKey));
+    if (!s?.watch) return;
+    noteCardChange(s.watch, this.opts.now());
+    if (this.evaluate(s)) this.markDirty(s);
+  }
+
+  /**
+   * A session row from the Gateway (`sessions.list`/`sessions.changed`): its parent marks a
+   * sub-agent; `hasActiveRun: false` ends a run whose end event was missed (a reconnect), but
+   * only once that run has been quiet a few seconds, since a row can be older than events.
+   */
+  noteSessionInfo(gatewayId: string, info: Pick<SessionInfo, "key" | "parentKey" | "hasActiveRun">): void {
+    const k = keyOf(gatewayId, info.key);
+    if (info.parentKey) this.parents.set(k, info.parentKey);
+    const s = this.sessions.get(k);
+    if (!s || info.hasActiveRun !== false || s.liveRuns.length === 0) return;
+    const now = this.opts.now();
+    if (s.watch && now - s.watch.lastEventAt < RECONCILE_QUIET_MS) return;
+    // Not remembered as ended: if events for it do come, the run shows again.
+    s.liveRuns.length = 0;
+    this.finish(s, now);
+  }
+
+  /** The connection to this Gateway is gone: nothing there is known to be live any more. */
+  resetGateway(gatewayId: string): void {
+    const now = this.opts.now();
+    for (const s of this.sessions.values()) {
+      if (s.gatewayId !== gatewayId || s.liveRuns.length === 0) continue;
+      s.liveRuns.length = 0;
+      this.finish(s, now);
+    }
+  }
+
+  /** Drops a session (deleted) or every session of a Gateway (removed), emitting them empty. */
+  forget(gatewayId: string, sessionKey?: string): void {
+    for (const [k, s] of [...this.sessions]) {
+      if (s.gatewayId !== gatewayId || (sessionKey !== undefined && s.sessionKey !== sessionKey)) continue;
+      this.drop(k, s);
+    }
+    for (const k of [...this.parents.keys()]) {
+      if (k.startsWith(`${gatewayId}\u0000`) && (sessionKey === undefined || k === keyOf(gatewayId, sessionKey))) this.parents.delete(k);
+    }
+  }
+
+  /**
+   * Re-evaluates time-based flags (silent, idle-child, their minute counts) and drops the
+   * lines of runs that ended over `retainAfterEndMs` ago. Call every ~30 s while `needsTick()`.
+   */
+  tick(): void {
+    const now = this.opts.now();
+    for (const [k, s] of [...this.sessions]) {
+      if (s.liveRuns.length === 0) {
+        if (now - (s.endedAt ?? s.lastSeenAt) >= this.opts.retainAfterEndMs) this.drop(k, s);
+        continue;
+      }
+      if (this.evaluate(s)) this.markDirty(s);
+    }
+  }
+
+  /** Something is live or retained, so `tick()` has work to do. */
+  needsTick(): boolean {
+    return this.sessions.size > 0;
+  }
+
+  get(gatewayId: string, sessionKey: string): SessionActivity | null {
+    const s = this.sessions.get(keyOf(gatewayId, sessionKey));
+    return s ? this.snapshot(s) : null;
+  }
+
+  list(): SessionActivity[] {
+    return [...this.sessions.values()].map((s) => this.snapshot(s));
+  }
+
+  dispose(): void {
+    for (const s of this.sessions.values()) s.cancel?.();
+    this.sessions.clear();
+    this.parents.clear();
+    this.listeners.clear();
+  }
+
+  // --- runs ---
+
+  private create(gatewayId: string, sessionKey: string, now: number): Session {
+    if (this.sessions.size >= this.opts.maxSessions) this.evictOne();
+    const s: Session = {
+      gatewayId,
+      sessionKey,
+      parentKey: null,
+      liveRuns: [],
+      endedRuns: [],
+      calls: [],
+      open: new Map(),
+      current: null,
+      watch: null,
+      stall: null,
+      endedAt: null,
+      lastSeenAt: now,
+      updatedAt: now,
+      dirty: false,
+      lastEmitAt: Number.NEGATIVE_INFINITY,
+      cancel: null,
+    };
+    this.sessions.set(keyOf(gatewayId, sessionKey), s);
+    return s;
+  }
+
+  private startRun(s: Session, runId: string, now: number): void {
+    if (s.liveRuns.length === 0) {
+      // A new run replaces the last run's lines.
+      s.calls = [];
+      s.open.clear();
+      s.current = null;
+      s.endedAt = null;
+      const parentKey = this.parents.get(keyOf(s.gatewayId, s.sessionKey)) ?? null;
+      const child = parentKey !== null || s.sessionKey.includes(":subagent:");
+      s.parentKey = parentKey;
+      s.watch = watchRun(now, child ? { parentKey } : null);
+    }
+    s.liveRuns.push(runId);
+  }
+
+  private endRun(s: Session, runId: string, now: number): void {
+    s.liveRuns = s.liveRuns.filter((r) => r !== runId);
+    rememberEnded(s, runId);
+    if (s.liveRuns.length === 0) this.finish(s, now);
+    else this.markDirty(s);
+  }
+
+  /** No run is live any more: clear `current` and the flag, keep the lines for a while. */
+  private finish(s: Session, now: number): void {
+    for (const c of s.open.values()) if (c.status === "running") c.status = "done";
+    s.open.clear();
+    s.current = null;
+    s.watch = null;
+    s.stall = null;
+    s.endedAt = now;
+    this.markDirty(s);
+  }
+
+  // --- calls ---
+
+  private onItem(s: Session, data: Obj, now: number): boolean {
+    const tool = str(data.name);
+    if (tool === null) return false;
+    const id = str(data.toolCallId) ?? str(data.itemId) ?? `${tool}#${s.calls.length}`;
+    const phase = str(data.phase);
+    const kind = kindOf(tool);
+    const detail = kind.noDetail ? null : cleanDetail(data.meta, kind.lead);
+    const command = kind.command === true || data.commandBearing === true;
+    let call = s.open.get(id);
+    let changed = false;
+    if (!call) {
+      const source = str(data.meta) ?? (kind.noDetail ? "" : (str(data.title) ?? ""));
+      call = this.addCall(s, { id, tool, kind, detail, command, now, fingerprint: `${tool}:${hash(source)}`, fromToolStream: false });
+      changed = true;
+    } else if (call.fromToolStream || (detail !== null && detail !== call.detail)) {
+      // The Gateway's own summary replaces a line made from arguments, or a revised one.
+      call.detail = detail ?? call.detail;
+      call.fromToolStream = false;
+      changed = true;
+    }
+    if (phase === "end") {
+      const status = str(data.status);
+      const next = status === "failed" || status === "error" || status === "cancelled" || status === "blocked" ? "failed" : "done";
+      if (call.status !== next) {
+        call.status = next;
+        changed = true;
+      }
+      s.open.delete(id);
+    }
+    return changed;
+  }
+
+  /** `tool` events reach only the run's own client with `tool-events`; used only when no `item` came. */
+  private onTool(s: Session, data: Obj, now: number): boolean {
+    const tool = str(data.name);
+    const id = str(data.toolCallId);
+    if (tool === null || id === null) return false;
+    const phase = str(data.phase);
+    const existing = s.open.get(id) ?? s.calls.find((c) => c.id === id);
+    if (phase === "start" && !existing) {
+      const kind = kindOf(tool);
+      const command = kind.command === true || data.commandBearing === true;
+      this.addCall(s, {
+        id,
+        tool,
+        kind,
+        detail: detailFromArgs(tool, data.args),
+        command,
+        now,
+        fingerprint: `${tool}:${hash(stableArgs(data.args))}`,
+        fromToolStream: true,
+      });
+      return true;
+    }
+    if (phase === "result" && existing?.fromToolStream) {
+      existing.status = data.isError === true ? "failed" : "done";
+      s.open.delete(id);
+      return true;
+    }
+    return false;
+  }
+
+  private addCall(
+    s: Session,
+    c: { id: string; tool: string; kind: ToolKind; detail: string | null; command: boolean; now: number; fingerprint: string; fromToolStream: boolean },
+  ): Call {
+    const call: Call = {
+      id: c.id,
+      tool: c.tool,
+      glyph: c.kind.glyph,
+      verb: c.kind.verb,
+      detail: c.detail,
+      command: c.command,
+      at: c.now,
+      status: "running",
+      fingerprint: c.fingerprint,
+      fromToolStream: c.fromToolStream,
+    };
+    s.calls.push(call);
+    const keep = this.opts.maxLines * STORED_PER_LINE;
+    if (s.calls.length > keep) s.calls.splice(0, s.calls.length - keep);
+    s.open.set(call.id, call);
+    if (s.open.size > MAX_OPEN_CALLS) s.open.delete(s.open.keys().next().value!);
+    s.current = call;
+    if (s.watch) {
+      // Writing the card is progress by definition, not a call that can poll.
+      if (call.glyph === "card") noteCardChange(s.watch, c.now);
+      else noteCall(s.watch, { fingerprint: call.fingerprint, tool: call.tool, verb: call.verb, label: this.label(call), shell: call.command }, c.now);
+    }
+    return call;
+  }
+
+  // --- output ---
+
+  private label(c: Call): string {
+    const showDetail = c.detail !== null && !(c.command && this.opts.commandText === "status");
+    return truncate(showDetail ? `${c.verb} · ${c.detail}` : c.verb, this.opts.lineBudget);
+  }
+
+  private line(c: Call): ActivityLine {
+    return { glyph: c.glyph, label: this.label(c), tool: c.tool, at: c.at, status: c.status };
+  }
+
+  private snapshot(s: Session): SessionActivity {
+    const { mode, maxLines } = this.opts;
+    let lines: ActivityLine[] = [];
+    if (mode !== "off") {
+      const shown = mode === "new" ? s.calls.filter((c, i) => i === 0 || s.calls[i - 1]!.tool !== c.tool) : s.calls;
+      lines = shown.slice(-maxLines).map((c) => this.line(c));
+    }
+    const live = s.liveRuns.length > 0;
+    return {
+      gatewayId: s.gatewayId,
+      sessionKey: s.sessionKey,
+      live,
+      runId: s.liveRuns.at(-1) ?? null,
+      current: live && mode !== "off" && s.current ? this.line(s.current) : null,
+      lines,
+      stall: s.stall,
+      updatedAt: s.updatedAt,
+    };
+  }
+
+  /** Recomputes the flag; true when it changed. */
+  private evaluate(s: Session): boolean {
+    const next = s.watch ? evaluateStall(s.watch, this.opts.now(), this.opts.stall) : null;
+    if (sameFlag(next, s.stall)) return false;
+    s.stall = next;
+    return true;
+  }
+
+  /** Coalescing: the first change emits on the next turn, later ones at most every `minIntervalMs`. */
+  private markDirty(s: Session): void {
+    const now = this.opts.now();
+    s.updatedAt = now;
+    s.dirty = true;
+    if (s.cancel) return;
+    const wait = Math.max(0, s.lastEmitAt + this.opts.minIntervalMs - now);
+    s.cancel = this.opts.schedule(() => {
+      s.cancel = null;
+      this.flush(s);
+    }, wait);
+  }
+
+  private flush(s: Session): void {
+    if (!s.dirty || this.sessions.get(keyOf(s.gatewayId, s.sessionKey)) !== s) return;
+    s.dirty = false;
+    s.lastEmitAt = this.opts.now();
+    this.emit(this.snapshot(s));
+  }
+
+  private emit(a: SessionActivity): void {
+    for (const l of [...this.listeners]) l(a);
+  }
+
+  private drop(k: string, s: Session): void {
+    s.cancel?.();
+    s.cancel = null;
+    this.sessions.delete(k);
+    this.emit({
+      gatewayId: s.gatewayId,
+      sessionKey: s.sessionKey,
+      live: false,
+      runId: null,
+      current: null,
+      lines: [],
+      stall: null,
+      updatedAt: this.opts.now(),
+    });
+  }
+
+  private evictOne(): void {
+    let oldest: [string, Session] | null = null;
+    for (const entry of this.sessions) {
+      const s = entry[1];
+      if (s.liveRuns.length > 0) continue;
+      if (!oldest || s.lastSeenAt < oldest[1].lastSeenAt) oldest = entry;
+    }
+    // All live: drop the longest-quiet one anyway, the bound holds.
+    if (!oldest) for (const entry of this.sessions) if (!oldest || entry[1].lastSeenAt < oldest[1].lastSeenAt) oldest = entry;
+    if (oldest) this.drop(oldest[0], oldest[1]);
+  }
+}
+
+function keyOf(gatewayId: string, sessionKey: string): string {
+  return `${gatewayId}\u0000${sessionKey}`;
+}
+
+function rememberEnded(s: Session, runId: string): void {
+  if (s.endedRuns.includes(runId)) return;
+  s.endedRuns.push(runId);
+  if (s.endedRuns.length > MAX_ENDED_RUNS) s.endedRuns.shift();
+}
+
+function clampLines(n: number): number {
+  return Math.min(MAX_LINES_LIMIT, Math.max(1, Math.floor(Number.isFinite(n) ? n : ACTIVITY_DEFAULTS.maxLines)));
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

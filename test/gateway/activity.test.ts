@@ -1,0 +1,184 @@
+// Activity lines and no-progress flags from a real Gateway's broadcast `agent` events
+// (scripted model). The observer is a bystander without `tool-events`, as Progress Desk is:
+// the `item` stream reaches every operator client (docs/agent-events.md).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ActivityTracker, type ActivityOptions, type SessionActivity } from "../../main/core/activity.ts";
+import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
+import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+
+const GW = "test-gateway";
+let model: ScriptedModel;
+let gw: TestGateway;
+let user: BareClient; // starts the turns
+let observer: BareClient; // only watches
+let pump: NodeJS.Timeout | undefined;
+const trackers = new Set<ActivityTracker>();
+let cursor = 0;
+
+function feed(): void {
+  while (cursor < observer.events.length) {
+    const e = observer.events[cursor++]!;
+    for (const t of trackers) {
+      if (e.event === "agent") t.handleAgentEvent(GW, e.payload);
+      else if (e.event === "progressCard.changed") t.noteCardChange(GW, p(e).sessionKey);
+    }
+  }
+}
+
+/** A tracker on the real clock, fed every observed event from now on; its emits for `key` are recorded. */
+function track(key: () => string | null, opts: Partial<ActivityOptions> = {}) {
+  const tracker = new ActivityTracker({
+    now: Date.now,
+    schedule: (fn, ms) => {
+      const timer = setTimeout(fn, ms);
+      return () => clearTimeout(timer);
+    },
+    ...opts,
+  });
+  const emits: SessionActivity[] = [];
+  tracker.subscribe((a) => void (a.sessionKey === key() && emits.push(a)));
+  trackers.add(tracker);
+  return { tracker, emits, stop: () => (trackers.delete(tracker), tracker.dispose()) };
+}
+
+async function until<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+before(async () => {
+  model = await startScriptedModel();
+  gw = await startGateway({ model });
+  user = await connectBareClient(gw);
+  observer = await connectBareClient(gw);
+  pump = setInterval(feed, 10);
+  const warm = await user.createSession();
+  await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 90_000 });
+}, { timeout: 180_000 });
+
+after(async () => {
+  if (pump) clearInterval(pump);
+  for (const t of trackers) t.dispose();
+  await observer?.close();
+  await user?.close();
+  await gw?.dispose();
+  await model?.stop();
+});
+
+describe("activity from real agent runs", () => {
+  test("read → exec → the same exec → progress_card: lines in order, per mode and command text", { timeout: 60_000 }, async () => {
+    let key: string | null = null;
+    const all = track(() => key);
+    const fresh = track(() => key, { mode: "new" });
+    const status = track(() => key, { commandText: "status" });
+    try {
+      key = await user.createSession();
+      const turn = await user.runTurn(key, [
+        { tool: "read", args: { path: "AGENTS.md" } },
+        { tool: "exec", args: { command: "echo hi" } },
+        { tool: "exec", args: { command: "echo hi" } },
+        { tool: "progress_card", args: { plan: [{ step: "Check", status: "in_progress" }], markdown: "Checking" } },
+        { text: "done" },
+      ]);
+      assert.equal(turn.phase, "end");
+      const k = key;
+      const last = await until("the run's end", () => {
+        const a = all.tracker.get(GW, k);
+        return a && !a.live && all.emits.at(-1)?.live === false ? a : null;
+      });
+      assert.deepEqual(
+        last.lines.map((l) => [l.glyph, l.label, l.tool, l.status]),
+        [
+          ["read", "Read · AGENTS.md", "read", "done"],
+          ["shell", "Shell · print text", "exec", "done"],
+          ["shell", "Shell · print text", "exec", "done"],
+          ["card", "Progress card", "progress_card", "done"],
+        ],
+      );
+      assert.equal(last.current, null);
+      assert.equal(last.runId, null);
+      assert.equal(last.stall, null);
+      assert.deepEqual(fresh.tracker.get(GW, k)?.lines.map((l) => l.label), ["Read · AGENTS.md", "Shell · print text", "Progress card"]);
+      assert.deepEqual(status.tracker.get(GW, k)?.lines.map((l) => l.label), ["Read · AGENTS.md", "Shell", "Shell", "Progress card"]);
+      // While the run lived, the emits showed it live with a current line, and lines only grew.
+      const liveEmit = all.emits.find((a) => a.live && a.current !== null);
+      assert.ok(liveEmit, "an emit while the run was live");
+      assert.equal(liveEmit.runId, turn.runId);
+      const labels = last.lines.map((l) => l.label);
+      for (const a of all.emits) assert.deepEqual(a.lines.map((l) => l.label), labels.slice(0, a.lines.length));
+      assert.ok(all.emits.length <= 12, `${all.emits.length} emits for one short turn`);
+    } finally {
+      all.stop();
+      fresh.stop();
+      status.stop();
+    }
+  });
+
+  test("five identical exec calls raise the polling flag; the agent's progress_card write clears it", { timeout: 60_000 }, async () => {
+    let key: string | null = null;
+    const t = track(() => key, { stall: { pollingRepeats: 5 } });
+    try {
+      key = await user.createSession();
+      const k = key;
+      const poll = { tool: "exec", args: { command: "echo poll" } };
+      const turn = user.runTurn(k, [
+        poll,
+        poll,
+        poll,
+        poll,
+        poll,
+        // The model takes a moment before writing the card, so the flag is shown for a while.
+        { tool: "progress_card", args: { plan: [{ step: "Wait for CI", status: "in_progress" }] }, delayMs: 1500 },
+        { text: "done" },
+      ]);
+      const flagged = await until("the polling flag", () => t.emits.find((a) => a.stall?.kind === "polling"));
+      assert.deepEqual(flagged.stall, {
+        kind: "polling",
+        count: 5,
+        label: "Shell · print text",
+        tool: "exec",
+        since: flagged.stall?.kind === "polling" ? flagged.stall.since : 0,
+        text: "Polling the same command 5×",
+      });
+      assert.equal(flagged.live, true);
+      const changed = await user.waitForEvent((e) => e.event === "progressCard.changed" && p(e).sessionKey === k, 30_000);
+      assert.equal(p(changed).revision, 1);
+      await until("the flag cleared while the run is live", () => t.emits.find((a) => a.live && a.stall === null && a.current?.tool === "progress_card"));
+      assert.equal((await turn).phase, "end");
+    } finally {
+      t.stop();
+    }
+  });
+
+  test("a quiet live run is flagged silent by tick(); a card change by another client clears it", { timeout: 60_000 }, async () => {
+    let key: string | null = null;
+    const t = track(() => key, { stall: { pollingRepeats: 5, silentMs: 1500 } });
+    try {
+      key = await user.createSession();
+      const k = key;
+      const turn = user.runTurn(k, [{ tool: "exec", args: { command: "echo once" } }, { text: "done", delayMs: 5000 }]);
+      await until("the exec line", () => t.tracker.get(GW, k)?.lines.at(-1)?.status === "done");
+      // The model is "thinking" for 5 s: no events reach the client meanwhile.
+      await sleep(2000);
+      t.tracker.tick();
+      const silent = t.tracker.get(GW, k)!;
+      assert.equal(silent.live, true);
+      assert.equal(silent.stall?.kind, "silent");
+      assert.match(silent.stall?.text ?? "", /^No new activity for [12] s$/);
+      await user.put(k, { markdown: "Still waiting for the model" });
+      await until("the card change", () => t.tracker.get(GW, k)?.stall === null);
+      assert.equal(t.tracker.get(GW, k)?.live, true, "an observation only: the run is still live");
+      assert.equal((await turn).phase, "end");
+    } finally {
+      t.stop();
+    }
+  });
+});

@@ -2,15 +2,14 @@
 // preload bridge, the browser host's WebSocket bridge and the renderer. A page asks with
 // one of these verbs and hears the two events; nothing else crosses. Tokens never do:
 // Gateway settings come back with `hasToken`-style flags only.
+import type { ActivityMode } from "../main/core/activity.ts";
 import type { DismissResult } from "../main/core/actions.ts";
 import type { DeskChange, DeskSnapshot, RefreshState } from "../main/core/types.ts";
 
-export type { DismissResult };
+export type { ActivityMode, DismissResult };
 
-/** off: no activity lines; new: a line only when the tool changes; all: every tool call. */
-export type ActivityMode = "off" | "new" | "all";
 
-export type Milestone = "newCard" | "stepCompleted" | "allCompleted" | "pausedOrBlocked" | "refreshFailed";
+export type Milestone = "newCard" | "stepCompleted" | "allCompleted" | "pausedOrBlocked" | "refreshFailed" | "noProgress";
 
 export type GatewaySettingsView = {
   id: string;

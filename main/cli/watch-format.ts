@@ -1,6 +1,8 @@
 // What `progress-desk watch` prints, as pure functions of the core's state: the
 // `--json` lines (a stable format scripts depend on), plain lines, and the TTY block.
+import type { SessionActivity } from "../core/activity.ts";
 import { noteLine, visibleCards } from "../core/glance.ts";
+import { shortKeyTitle } from "../core/sessions.ts";
 import { truncate } from "../core/truncate.ts";
 import type { CardEntry, ConnectionState, DeskSnapshot } from "../core/types.ts";
 
@@ -46,6 +48,38 @@ export function cardLine(entry: CardEntry): CardLine {
 export function cardSignature(entry: CardEntry): string {
   const l = cardLine(entry);
   return JSON.stringify([l.revision, l.derived, l.title, l.hidden]);
+}
+
+export type ActivityJsonLine = {
+  type: "activity";
+  gateway: string;
+  sessionKey: string;
+  live: boolean;
+  runId: string | null;
+  current: { glyph: string; label: string; tool: string; status: string; at: number } | null;
+  lines: { glyph: string; label: string; tool: string; status: string; at: number }[];
+  stall: { kind: string; text: string } | null;
+};
+
+/** One `{"type":"activity"}` object: labels only, never tool output. */
+export function activityLine(a: SessionActivity): ActivityJsonLine {
+  const line = (l: SessionActivity["lines"][number]) => ({ glyph: l.glyph, label: l.label, tool: l.tool, status: l.status, at: l.at });
+  return {
+    type: "activity",
+    gateway: a.gatewayId,
+    sessionKey: a.sessionKey,
+    live: a.live,
+    runId: a.runId,
+    current: a.current ? line(a.current) : null,
+    lines: a.lines.map(line),
+    stall: a.stall ? { kind: a.stall.kind, text: a.stall.text } : null,
+  };
+}
+
+/** What makes an activity change worth a line: what it shows, not when it was computed. */
+export function activitySignature(a: SessionActivity): string {
+  const l = activityLine(a);
+  return JSON.stringify([l.live, l.runId, l.current?.label, l.current?.status, l.lines.map((x) => [x.label, x.status]), l.stall?.text ?? null]);
 }
 
 export function connectionLine(gatewayId: string, state: ConnectionState): Record<string, unknown> {
@@ -120,7 +154,30 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
     lines.push(truncate(`${GLYPH[d.state] ?? "•"} ${gateway}${e.title}${count}  ${marks.join(" · ")}  ${clock(e.card!.updatedAt)}`, width));
     const detail = d.current ?? (e.card!.markdown ? (noteLine(e.card!.markdown) ?? "Progress updated") : null);
     if (detail) lines.push(truncate(`    ${detail}`, width));
+    lines.push(...activityRows(activityOf(snapshot, e.gatewayId, e.sessionKey), width));
+  }
+  // Live runs without a card still show what they are doing.
+  for (const g of snapshot.gateways) {
+    for (const a of g.activity ?? []) {
+      if (!a.live || cards.some((e) => e.gatewayId === a.gatewayId && e.sessionKey === a.sessionKey)) continue;
+      const title = g.sessions.find((s) => s.key === a.sessionKey)?.title ?? shortKeyTitle(a.sessionKey);
+      lines.push(truncate(`▸ ${many ? `[${g.label}] ` : ""}${title}  working`, width));
+      lines.push(...activityRows(a, width));
+    }
   }
   if (cards.length > maxCards) lines.push(`  … and ${cards.length - maxCards} more`);
   return lines;
+}
+
+function activityOf(snapshot: DeskSnapshot, gatewayId: string, sessionKey: string): SessionActivity | null {
+  return snapshot.gateways.find((g) => g.id === gatewayId)?.activity?.find((a) => a.sessionKey === sessionKey) ?? null;
+}
+
+/** Under a card: the live tool line and a no-progress observation, quieter than the card. */
+function activityRows(a: SessionActivity | null, width: number): string[] {
+  if (!a) return [];
+  const rows: string[] = [];
+  if (a.live && a.current) rows.push(truncate(`    ⋯ ${a.current.label}`, width));
+  if (a.live && a.stall) rows.push(truncate(`    ! ${a.stall.text}`, width));
+  return rows;
 }

@@ -6,7 +6,7 @@ import type { ConnectionState, DeskChange } from "../core/types.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
 import { appVersion } from "../core/version.ts";
 import { CLEAR_PROGRESS, progressSequence, terminalSupportsProgress } from "./osc-progress.ts";
-import { cardLine, cardSignature, connectionLine, focusedCard, plainCardLine, plainConnectionLine, statusBlock } from "./watch-format.ts";
+import { activityLine, activitySignature, cardLine, cardSignature, connectionLine, focusedCard, plainCardLine, plainConnectionLine, statusBlock } from "./watch-format.ts";
 
 export type WatchOptions = {
   json: boolean;
@@ -51,6 +51,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   const tty = !opts.json && Boolean(io.stdout.isTTY);
   const osc = tty && terminalSupportsProgress(io.env);
   const signatures = new Map<string, string>();
+  const activitySignatures = new Map<string, string>();
   let exitCode: number = EXIT.ok;
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -103,6 +104,14 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
         // Written as soon as the core has the card: stdout to a pipe is synchronous here.
         if (opts.json) io.stdout.write(JSON.stringify(cardLine(change.entry)) + "\n");
         else if (!tty) io.stdout.write(plainCardLine(change.entry) + "\n");
+      }
+    }
+    else if (change.type === "activity" && opts.json) {
+      const id = `${change.gatewayId}\u0000${change.activity.sessionKey}`;
+      const sig = activitySignature(change.activity);
+      if (sig !== activitySignatures.get(id)) {
+        activitySignatures.set(id, sig);
+        io.stdout.write(JSON.stringify(activityLine(change.activity)) + "\n");
       }
     }
     if (tty) scheduleDraw();

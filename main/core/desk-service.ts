@@ -2,7 +2,7 @@
 // against the core and the settings. Electron's IPC and the browser host both forward
 // here, so the two behave the same. The service decides which Gateways the core uses:
 // the ones in Settings, else the zero-configuration local one (G1).
-import { ContractError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type SettingsPatch } from "../../preload/contract.ts";
+import { ContractError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../preload/contract.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import type { Discovered } from "./discovery.ts";
 import type { SettingsStore } from "./settings.ts";
@@ -41,6 +41,15 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     return configured.length > 0 ? configured : [localGateway(opts.discovered)];
   };
   const reconfigure = (): void => desk.configure(gateways());
+  // How activity is shown and when a run counts as stalled come from Settings.
+  const applyActivity = (s: Settings): void =>
+    desk.setActivityOptions({
+      mode: s.activity.mode,
+      commandText: s.activity.commandText,
+      stall: { enabled: s.detector.enabled, pollingRepeats: s.detector.pollingRepeats, silentMs: s.detector.silentMinutes * 60_000, idleChildMs: s.detector.silentMinutes * 60_000 },
+    });
+  applyActivity(settings.view());
+  settings.onChange(applyActivity);
 
   const handlers: Record<string, (...args: any[]) => unknown> = {
     snapshot: () => desk.snapshot(),

@@ -2,6 +2,7 @@
 // Gateway (G5), a typed snapshot, and a change stream. No windows, no protocol details
 // leak out: surfaces get cards that are already read, ordered and derived.
 import { dismissCard, refreshCard, type DismissResult } from "./actions.ts";
+import { ActivityTracker, type ActivityOptions } from "./activity.ts";
 import { BoardStore } from "./boards.ts";
 import { CardStore } from "./card-store.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
@@ -29,7 +30,13 @@ export type DeskOptions = {
   createClient?: ClientFactory;
   requestTimeoutMs?: number;
   readRetryMs?: number;
+  /** Display and detector options of the activity lines (Settings can change them later). */
+  activity?: Partial<Omit<ActivityOptions, "now" | "schedule">>;
+  now?: () => number;
 };
+
+/** How often the activity tracker re-checks silent runs and expires old lines while it needs to. */
+const ACTIVITY_TICK_MS = 30_000;
 
 type Member = {
   id: string;
@@ -48,11 +55,50 @@ export class ProgressDesk {
 
   private started = false;
   private readonly identity;
+  private readonly activity: ActivityTracker;
+  private activityTick: ReturnType<typeof setTimeout> | null = null;
 
   constructor(opts: DeskOptions) {
     this.opts = opts;
     this.identity = opts.vault.deviceIdentity();
+    this.activity = new ActivityTracker({
+      ...opts.activity,
+      now: opts.now ?? Date.now,
+      schedule: (fn, ms) => {
+        const t = setTimeout(fn, ms);
+        t.unref?.();
+        return () => clearTimeout(t);
+      },
+    });
+    this.activity.subscribe((activity) => this.emit({ type: "activity", gatewayId: activity.gatewayId, activity }));
     for (const config of opts.gateways) this.addMember(config);
+  }
+
+  /** Settings changed how activity is shown or when a run counts as stalled. */
+  setActivityOptions(options: Partial<Omit<ActivityOptions, "now" | "schedule">>): void {
+    this.activity.setOptions(options);
+    this.armActivityTick();
+  }
+
+  private armActivityTick(): void {
+    if (this.activityTick || !this.activity.needsTick()) return;
+    this.activityTick = setTimeout(() => {
+      this.activityTick = null;
+      this.activity.tick();
+      this.armActivityTick();
+    }, ACTIVITY_TICK_MS);
+    this.activityTick.unref?.();
+  }
+
+  private onAgentSideEvent(gatewayId: string, event: string, payload: unknown, store: CardStore): void {
+    const p = (payload ?? {}) as { sessionKey?: unknown };
+    if (event === "agent") this.activity.handleAgentEvent(gatewayId, payload);
+    else if (event === "progressCard.changed" && typeof p.sessionKey === "string") this.activity.noteCardChange(gatewayId, p.sessionKey);
+    else if (event === "sessions.changed" && typeof p.sessionKey === "string") {
+      const row = store.sessionList().find((r) => r.key === p.sessionKey);
+      if (row) this.activity.noteSessionInfo(gatewayId, row);
+    } else return;
+    this.armActivityTick();
   }
 
   private addMember(config: GatewayConfig): Member {
@@ -79,7 +125,10 @@ export class ProgressDesk {
       ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
       onState: (state) => {
         store?.onConnectionState(state);
-        if (state.state !== "connected") boards?.onDisconnected();
+        if (state.state !== "connected") {
+          boards?.onDisconnected();
+          this.activity.resetGateway(id);
+        }
         this.emit({ type: "connection", gatewayId: id, connection: state });
       },
       onReady: () => {
@@ -89,6 +138,7 @@ export class ProgressDesk {
       onEvent: (evt) => {
         store.onEvent(evt.event, evt.payload);
         boards.onEvent(evt.event, evt.payload);
+        this.onAgentSideEvent(id, evt.event, evt.payload, store);
       },
       onGap: () => {
         void store.onGap();
@@ -98,7 +148,10 @@ export class ProgressDesk {
     store = new CardStore({
       gatewayId: id,
       transport: connection,
-      emit: (change) => this.emit(change),
+      emit: (change) => {
+        if (change.type === "sessions") for (const row of change.sessions) this.activity.noteSessionInfo(id, row);
+        this.emit(change);
+      },
       ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
     });
     boards = new BoardStore({
@@ -125,6 +178,7 @@ export class ProgressDesk {
         m.connection.stop();
         m.store.dispose();
         this.members.delete(id);
+        this.activity.forget(id);
       }
     }
     for (const [id, config] of wanted) {
@@ -142,6 +196,9 @@ export class ProgressDesk {
 
   stop(): void {
     this.started = false;
+    if (this.activityTick) clearTimeout(this.activityTick);
+    this.activityTick = null;
+    this.activity.dispose();
     for (const m of this.members.values()) {
       m.connection.stop();
       m.store.dispose();
@@ -213,6 +270,7 @@ export class ProgressDesk {
       sessions: m.store.sessionList(),
       cards: m.store.entries(),
       boards: m.boards.state(),
+      activity: this.activity.list().filter((a) => a.gatewayId === m.id),
     };
   }
 

@@ -37,8 +37,18 @@
 // - Text (N5): title = session title, "Label · " first when there are several Gateways;
 //   body = milestone · count · current or next step · first readable note line. Never
 //   error messages or anything else from the wire.
+// - No progress: observeActivity() feeds each session's stall flag (stall-detector.ts). A
+//   flag appearing (none → flag, or another kind) is a `noProgress` milestone for the slot
+//   {gatewayId, sessionKey, agentId: null}, once per episode (the same kind persisting is
+//   nothing; cleared and raised again is a new episode). It takes the same path as the
+//   others (switches, throttle, hold, N3) and is still true only while a flag is up, so a
+//   queued one is dropped when the flag clears. Own actions do not silence a new flag (it
+//   is not their answer). Title as above, or the short session key when no card was ever
+//   seen; body = "No progress · " + the flag's text (a label, never tool output).
 import type { CardRef, Milestone, Settings } from "../../preload/contract.ts";
+import type { SessionActivity, StallFlag } from "./activity.ts";
 import { noteLine } from "./glance.ts";
+import { shortKeyTitle } from "./sessions.ts";
 import { stripInvisible } from "./strip.ts";
 import { truncate } from "./truncate.ts";
 import type { CardDerived, CardEntry, ProgressCard, RefreshState, RunOutcome } from "./types.ts";
@@ -78,7 +88,7 @@ export const BODY_BUDGET = 120;
 const SUMMARY_TITLE = "Progress Desk";
 
 /** Strongest first: of the milestones coalesced into one notice, the first still true names it. */
-const STRENGTH: readonly Milestone[] = ["allCompleted", "pausedOrBlocked", "refreshFailed", "stepCompleted", "newCard"];
+const STRENGTH: readonly Milestone[] = ["allCompleted", "pausedOrBlocked", "noProgress", "refreshFailed", "stepCompleted", "newCard"];
 const DAY_MINUTES = 24 * 60;
 /** Generations of one card kept waiting per session (now and latest) and while held or capped. */
 const SESSION_CAP = 2;
@@ -92,6 +102,8 @@ type Known = {
   /** The last card ever seen, to tell a reappearing card from a new one. */
   last: ProgressCard | null;
   refreshFail: string | null;
+  /** The latest entry accepted for this card (title and ref of a no-progress notice). */
+  entry: CardEntry | null;
   /** Bumped for every new card: a new card after a clear is another notice. */
   gen: number;
   seen: string[];
@@ -111,6 +123,9 @@ type Pending = {
   cleared: boolean;
 };
 
+/** A session's stall flag that is up now: its kind (a new kind is a new episode) and latest text. */
+type Stall = { kind: StallFlag["kind"]; text: string };
+
 type SessionQueue = { lastSentAt: number | null; pending: Pending[]; cancel: (() => void) | null };
 type Reason = "away" | "quiet";
 
@@ -120,6 +135,7 @@ export class NotificationPolicy {
   private readonly known = new Map<string, Known>();
   private readonly sessions = new Map<string, SessionQueue>();
   private readonly ownUntil = new Map<string, number>();
+  private readonly stalls = new Map<string, Stall>();
   private readonly timers = new Set<{ cancel: () => void }>();
   private held: Pending[] = [];
   private heldInQuiet = false;
@@ -143,11 +159,12 @@ export class NotificationPolicy {
     const key = cardKey(entry);
     let known = this.known.get(key);
     if (!known) {
-      known = { card: null, derived: null, last: null, refreshFail: null, gen: 0, seen: [] };
+      known = { card: null, derived: null, last: null, refreshFail: null, entry: null, gen: 0, seen: [] };
       this.known.set(key, known);
     }
     const kinds = detect(known, entry, this.createdAt);
     if (kinds === null) return;
+    known.entry = entry;
 
     const fromCompleted = kinds.includes("newCard") ? 0 : (known.derived?.completed ?? 0);
     const cleared = entry.card === null && entry.error === null && !entry.updateRequired;
@@ -177,6 +194,44 @@ export class NotificationPolicy {
       return;
     }
     const pending: Pending = { key, gen: known.gen, kinds: new Set(accepted), updates: 1, fromCompleted, entry, cleared: false };
+    if (this.holding()) this.hold([pending]);
+    else this.throttle(pending);
+  }
+
+  /** A session's activity (stall-detector flag); a flag that appears is a `noProgress` milestone. */
+  observeActivity(activity: SessionActivity): void {
+    if (this.disposed) return;
+    if (this.held.length > 0 && !this.holding()) this.flushHeld(this.heldInQuiet ? "quiet" : "away");
+
+    const ref: CardRef = { gatewayId: activity.gatewayId, sessionKey: activity.sessionKey, agentId: null };
+    const key = cardKey(ref);
+    const flag = activity.stall;
+    const before = this.stalls.get(key);
+    if (!flag) {
+      this.stalls.delete(key); // what is queued for it no longer holds (stillTrue)
+      return;
+    }
+    const text = oneLine(flag.text);
+    this.stalls.set(key, { kind: flag.kind, text });
+    if (before?.kind === flag.kind) return; // the same episode: only its text moves on
+
+    const settings = this.opts.settings();
+    if (!settings.enabled || !settings.milestones.noProgress) return;
+    const known = this.known.get(key);
+    const entry = known?.entry ?? stallEntry(ref);
+    if (this.isVisible(entry)) {
+      this.forget(key); // N3
+      return;
+    }
+    const pending: Pending = {
+      key,
+      gen: known?.gen ?? 0,
+      kinds: new Set<Milestone>(["noProgress"]),
+      updates: 1,
+      fromCompleted: known?.derived?.completed ?? 0,
+      entry,
+      cleared: false,
+    };
     if (this.holding()) this.hold([pending]);
     else this.throttle(pending);
   }
@@ -216,6 +271,7 @@ export class NotificationPolicy {
     this.sessions.clear();
     this.held = [];
     this.overflow = [];
+    this.stalls.clear();
     this.quietCancel = this.overflowCancel = null;
   }
 
@@ -366,7 +422,7 @@ export class NotificationPolicy {
 
   private strongest(p: Pending): Milestone | null {
     const on = this.opts.settings().milestones;
-    return STRENGTH.find((k) => p.kinds.has(k) && on[k] && stillTrue(k, p)) ?? null;
+    return STRENGTH.find((k) => p.kinds.has(k) && on[k] && stillTrue(k, p, this.stalls.has(p.key))) ?? null;
   }
 
   private isVisible(entry: CardEntry): boolean {
@@ -393,10 +449,10 @@ export class NotificationPolicy {
     const oneCard = items.every((p) => p.key === first.key);
     if (items.length === 1 && reason === null) {
       const kind = this.strongest(first)!;
-      return { id, kind, title: this.titleOf(first.entry), body: truncate(describe(first, kind), BODY_BUDGET), card: refOf(first.entry) };
+      return { id, kind, title: this.titleOf(first.entry), body: truncate(this.describe(first, kind), BODY_BUDGET), card: refOf(first.entry) };
     }
     const body =
-      items.length === 1 ? `${PREFIX[reason!]}: ${describe(first, this.strongest(first)!)}` : this.tally(items, reason);
+      items.length === 1 ? `${PREFIX[reason!]}: ${this.describe(first, this.strongest(first)!)}` : this.tally(items, reason);
     return {
       id,
       kind: "summary",
@@ -404,6 +460,14 @@ export class NotificationPolicy {
       body: truncate(body, BODY_BUDGET),
       card: oneCard ? refOf(first.entry) : null,
     };
+  }
+
+  private describe(p: Pending, kind: Milestone): string {
+    if (kind === "noProgress") {
+      const text = this.stalls.get(p.key)?.text;
+      return text ? `${phrase(kind, p)} · ${text}` : phrase(kind, p);
+    }
+    return describe(p, kind);
   }
 
   /** "4 updates in 3 sessions: 2 completed, 1 paused" / "While you were away: 2 cards completed, 1 paused". */
@@ -473,7 +537,7 @@ function progressed(before: CardDerived, d: CardDerived): Milestone[] {
   return kinds;
 }
 
-function stillTrue(kind: Milestone, p: Pending): boolean {
+function stillTrue(kind: Milestone, p: Pending, stalled: boolean): boolean {
   const d = p.entry.derived;
   switch (kind) {
     case "allCompleted":
@@ -486,6 +550,8 @@ function stillTrue(kind: Milestone, p: Pending): boolean {
       return !p.cleared && d !== null && d.completed > p.fromCompleted;
     case "newCard":
       return !p.cleared;
+    case "noProgress":
+      return stalled;
   }
 }
 
@@ -509,8 +575,11 @@ function merge(list: Pending[], p: Pending, cap: number): void {
   if (same) {
     for (const k of p.kinds) same.kinds.add(k);
     same.updates += p.updates;
-    same.entry = p.entry;
-    same.cleared = p.cleared;
+    // A stall alone says nothing new about the card: the card's latest state stays.
+    if (!(p.kinds.size === 1 && p.kinds.has("noProgress"))) {
+      same.entry = p.entry;
+      same.cleared = p.cleared;
+    }
     return;
   }
   list.push(p);
@@ -524,6 +593,22 @@ function merge(list: Pending[], p: Pending, cap: number): void {
 
 function cardKey(ref: CardRef): string {
   return `${ref.gatewayId}\u0000${ref.sessionKey}\u0000${ref.agentId ?? ""}`;
+}
+
+/** Stands in for the card of a stalled session the policy never saw a card for. */
+function stallEntry(ref: CardRef): CardEntry {
+  return {
+    ...ref,
+    title: shortKeyTitle(ref.sessionKey),
+    card: null,
+    derived: null,
+    freshness: "live",
+    confirmedAt: null,
+    error: null,
+    hidden: false,
+    updateRequired: false,
+    refresh: null,
+  };
 }
 
 function refOf(entry: CardEntry): CardRef {
@@ -569,6 +654,8 @@ function phrase(kind: Milestone, p: Pending): string {
       return d?.state === "note" ? "Blocked" : "Paused";
     case "refreshFailed":
       return p.entry.refresh?.status === "timed_out" ? "Refresh timed out" : "Refresh failed";
+    case "noProgress":
+      return "No progress";
   }
 }
 
@@ -584,6 +671,8 @@ function summaryLabel(kind: Milestone, d: CardDerived | null): string {
       return "progressed";
     case "newCard":
       return "started";
+    case "noProgress":
+      return "stalled";
   }
 }
 

@@ -14,7 +14,7 @@ type Document = Omit<Settings, "gateways" | "credentialStorage"> & { gateways: S
 
 export type SettingsBackend = { read(): unknown; write(doc: unknown): Promise<void> };
 
-const MILESTONES: Milestone[] = ["newCard", "stepCompleted", "allCompleted", "pausedOrBlocked", "refreshFailed"];
+const MILESTONES: Milestone[] = ["newCard", "stepCompleted", "allCompleted", "pausedOrBlocked", "refreshFailed", "noProgress"];
 const COLORS = ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff"];
 
 export function defaultSettings(): Document {
@@ -23,14 +23,14 @@ export function defaultSettings(): Document {
     collapseByDefault: false,
     notifications: {
       enabled: true,
-      milestones: { newCard: true, stepCompleted: true, allCompleted: true, pausedOrBlocked: true, refreshFailed: true },
+      milestones: { newCard: true, stepCompleted: true, allCompleted: true, pausedOrBlocked: true, refreshFailed: true, noProgress: true },
       quietHours: { enabled: false, start: "22:00", end: "08:00" },
     },
     trayTitle: true,
     launchAtLogin: false,
     popoverShortcut: "",
     dashboardOnTop: false,
-    activity: { mode: "new", commandText: "raw" },
+    activity: { mode: "all", commandText: "raw" },
     detector: { enabled: true, pollingRepeats: 5, silentMinutes: 10 },
     gateways: [],
     pinned: [],

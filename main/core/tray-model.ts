@@ -141,6 +141,11 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
 
   const down = gateways.filter(inputs.isDown);
   const needPerson = gateways.filter((g) => NEEDS_PERSON.has(g.connection.state));
+  // Live runs (agent events): a stalled one asks for a look; one without a card still works.
+  const live = gateways.flatMap((g) => (g.activity ?? []).filter((a) => a.live));
+  const withCard = new Set(cards.map((c) => `${c.e.gatewayId}\u0000${c.e.sessionKey}`));
+  const stalled = live.filter((a) => a.stall !== null);
+  const cardless = live.filter((a) => !withCard.has(`${a.gatewayId}\u0000${a.sessionKey}`));
   const asking = cards.filter((c) => c.asks);
   const ready = cards.filter((c) => c.ready);
   const working = cards.filter((c) => c.working);
@@ -148,18 +153,21 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
   const allDown = gateways.length > 0 && down.length === gateways.length;
   const icon: TrayIconState = allDown
     ? "disconnected"
-    : asking.length > 0 || needPerson.length > 0
+    : asking.length > 0 || needPerson.length > 0 || stalled.length > 0
       ? "attention"
       : ready.length > 0
         ? "ready"
-        : working.length > 0
+        : working.length > 0 || live.length > 0
           ? "working"
           : "idle";
-  const badge = needPerson.length + (allDown ? 0 : asking.length);
+  const badge = needPerson.length + (allDown ? 0 : asking.length + stalled.length);
 
-  // The title follows work in progress first, then what asks, then what finished.
-  const focus = allDown ? null : (working[0] ?? asking[0] ?? ready[0] ?? null);
-  const title = inputs.showTitle && focus ? titleFor(focus.e) : "";
+  // The title follows work in progress first (a card, else a live run's current tool, so
+  // the menu bar is never blank during real work), then what asks, then what finished.
+  const focus = allDown ? null : (working[0] ?? null);
+  const liveLabel = !allDown && !focus && cardless[0] ? truncate(cardless[0].current?.label ?? "Working", TITLE_BUDGET) : null;
+  const fallback = allDown || focus || liveLabel ? null : (asking[0] ?? ready[0] ?? null);
+  const title = !inputs.showTitle ? "" : focus ? titleFor(focus.e) : (liveLabel ?? (fallback ? titleFor(fallback.e) : ""));
 
   const rows: TrayCardRow[] = cards.slice(0, MENU_MAX_CARDS).map((c) => ({
     ref: { gatewayId: c.e.gatewayId, sessionKey: c.e.sessionKey, agentId: c.e.agentId },
@@ -172,7 +180,7 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
     icon,
     badge,
     title,
-    tooltip: tooltipFor(icon, { working: working.length, ready: ready.length, asking: asking.length + needPerson.length, down: down.map((g) => g.label) }),
+    tooltip: tooltipFor(icon, { working: working.length + cardless.length, ready: ready.length, asking: asking.length + needPerson.length + stalled.length, down: down.map((g) => g.label) }),
     cards: rows,
     moreCards: Math.max(0, cards.length - MENU_MAX_CARDS),
     connections: gateways.map((g) => ({

@@ -1,5 +1,6 @@
 // The core's data model: what the Gateway sends (cards, session rows) and what every
 // surface (Electron, browser host, `watch`) reads (snapshot + change stream).
+import type { SessionActivity } from "./activity.ts";
 import type { BoardsState } from "./boards.ts";
 
 export type StepStatus = "pending" | "in_progress" | "completed";
@@ -124,6 +125,8 @@ export type GatewaySnapshot = {
   cards: CardEntry[];
   /** Progress widgets pinned on this Gateway's boards (P3). */
   boards: BoardsState;
+  /** What agents are doing right now, per session with recent activity. */
+  activity: SessionActivity[];
 };
 
 export type DeskSnapshot = { gateways: GatewaySnapshot[] };
@@ -133,6 +136,8 @@ export type DeskChange =
   | { type: "card"; gatewayId: string; entry: CardEntry }
   | { type: "sessions"; gatewayId: string; sessions: SessionInfo[] }
   | { type: "boards"; gatewayId: string; boards: BoardsState }
+  /** A session's live activity line, recent lines or no-progress flag changed (coalesced). */
+  | { type: "activity"; gatewayId: string; activity: SessionActivity }
   /** The Gateway list changed (Settings): surfaces reload the snapshot. */
   | { type: "gateways"; gateways: { id: string; label: string; url: string; color: string | null }[] };
 

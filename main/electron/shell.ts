@@ -263,6 +263,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
       refreshLabels();
       for (const g of desk.snapshot().gateways) tracker.noteConnection(g.id, g.connection, now());
     }
+    if (change.type === "activity") policy.observeActivity(change.activity);
     if (change.type === "card") {
       policy.observe(change.entry);
       if (popover.isFocused() && settings.view().showCards) markSeen([change.entry]);

@@ -1,5 +1,6 @@
 // The page's copy of the main-process state (P4): one snapshot, then the change stream.
 // Every placement reads it the same way; only the popover uses the expansion memory.
+import type { SessionActivity } from "../../main/core/activity.ts";
 import type { BoardsState } from "../../main/core/boards.ts";
 import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, SessionInfo } from "../../main/core/types.ts";
 import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../preload/contract.ts";
@@ -51,6 +52,8 @@ export class DeskState {
   sessions = $state.raw<Record<string, SessionInfo[]>>({});
   /** P3: progress widgets agents pinned on each Gateway's boards. */
   boards = $state.raw<Record<string, BoardsState>>({});
+  /** What agents are doing now, by `gatewayId\u0000sessionKey` (issue 5). */
+  activity = $state.raw<Record<string, SessionActivity>>({});
   #expansionVersion = $state(0);
 
   #buffering = true;
@@ -141,6 +144,12 @@ export class DeskState {
     return this.gateways.find((g) => g.id === id) ?? null;
   }
 
+  /** The live run of a card's session, or null when none is live. */
+  liveActivity(ref: Pick<CardEntry, "gatewayId" | "sessionKey">): SessionActivity | null {
+    const a = this.activity[pinKey(ref)];
+    return a?.live ? a : null;
+  }
+
   entryFor(ref: Keyed): CardEntry | null {
     return this.entries[cardKey(ref)] ?? null;
   }
@@ -217,7 +226,9 @@ export class DeskState {
     const sessions: Record<string, SessionInfo[]> = {};
     const entries: Record<string, CardEntry> = {};
     const boards: Record<string, BoardsState> = {};
+    const activity: Record<string, SessionActivity> = {};
     for (const g of snap.gateways) {
+      for (const a of g.activity ?? []) activity[pinKey(a)] = a;
       connections[g.id] = g.connection;
       sessions[g.id] = g.sessions;
       if (g.boards) boards[g.id] = g.boards;
@@ -231,12 +242,13 @@ export class DeskState {
     this.#connections = connections;
     this.sessions = sessions;
     this.boards = boards;
+    this.activity = activity;
     this.entries = entries;
   }
 
   #onChange(change: DeskChange): void {
     const type = (change as { type: string }).type;
-    if (type !== "connection" && type !== "card" && type !== "sessions" && type !== "boards") {
+    if (type !== "connection" && type !== "card" && type !== "sessions" && type !== "boards" && type !== "activity") {
       // Anything else (the host bridge reconnected, the set of Gateways changed): reload.
       void this.reload();
       return;
@@ -273,6 +285,15 @@ export class DeskState {
       case "boards": {
         const c = change as Extract<DeskChange, { type: "boards" }>;
         this.boards = { ...this.boards, [c.gatewayId]: c.boards };
+        return;
+      }
+      case "activity": {
+        const c = change as Extract<DeskChange, { type: "activity" }>;
+        const key = pinKey(c.activity);
+        const next = { ...this.activity };
+        if (!c.activity.live && c.activity.lines.length === 0 && !c.activity.stall) delete next[key];
+        else next[key] = c.activity;
+        this.activity = next;
         return;
       }
     }

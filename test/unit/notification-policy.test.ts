@@ -11,6 +11,7 @@ import {
   type PolicyOptions,
 } from "../../main/core/notification-policy.ts";
 import { noteLine } from "../../main/core/glance.ts";
+import type { SessionActivity, StallFlag } from "../../main/core/activity.ts";
 import type { CardEntry, CardState, Freshness, RefreshState, RunOutcome, StepStatus } from "../../main/core/types.ts";
 
 const MIN = 60_000;
@@ -51,7 +52,14 @@ class FakeClock {
 }
 
 function settings(patch: Partial<NotificationSettings> & { off?: Milestone[] } = {}): NotificationSettings {
-  const milestones: Record<Milestone, boolean> = { newCard: true, stepCompleted: true, allCompleted: true, pausedOrBlocked: true, refreshFailed: true };
+  const milestones: Record<Milestone, boolean> = {
+    newCard: true,
+    stepCompleted: true,
+    allCompleted: true,
+    pausedOrBlocked: true,
+    refreshFailed: true,
+    noProgress: true,
+  };
   for (const m of patch.off ?? []) milestones[m] = false;
   return {
     enabled: patch.enabled ?? true,
@@ -133,6 +141,19 @@ function card(h: Harness, s: CardSpec): CardEntry {
 
 function cleared(h: Harness, key = "agent:main:a"): CardEntry {
   return { ...card(h, { key, rev: 1 }), card: null, derived: null };
+}
+
+/** A session's activity with the given stall flag (or none). */
+function activity(h: Harness, stall: StallFlag | null, key = "agent:main:a", gw = "gw1"): SessionActivity {
+  return { gatewayId: gw, sessionKey: key, live: true, runId: "r1", current: null, lines: [], stall, updatedAt: h.clock.now };
+}
+
+function polling(count: number, since = NOON): StallFlag {
+  return { kind: "polling", count, label: "Shell · gh run view 42", tool: "exec", since, text: `Polling the same command ${count}×` };
+}
+
+function silent(minutes: number): StallFlag {
+  return { kind: "silent", sinceMs: minutes * MIN, lastEventAt: NOON, text: `No new activity for ${minutes} min` };
 }
 
 const ref = (key = "agent:main:a", gw = "gw1"): CardRef => ({ gatewayId: gw, sessionKey: key, agentId: null });
@@ -583,5 +604,140 @@ describe("notification policy: lifecycle", () => {
     h.policy.back();
     h.clock.advance(DAY);
     assert.equal(h.sent.length, before);
+  });
+});
+
+describe("notification policy: no progress", () => {
+  test("a polling flag is one notice with the exact text, opening the card", () => {
+    const h = harness();
+    h.policy.observe(card(h, { rev: 1, steps: "ci", at: NOON - HOUR }));
+    h.policy.observeActivity(activity(h, polling(6)));
+    assert.deepEqual(h.sent, [
+      { id: h.sent[0]!.id, kind: "noProgress", title: "Repair session owner", body: "No progress · Polling the same command 6×", card: ref() },
+    ]);
+  });
+
+  test("the same flag persisting is still one notice; a kind change is a new episode, coalesced", () => {
+    const h = harness();
+    h.policy.observeActivity(activity(h, polling(5)));
+    for (let i = 6; i <= 9; i++) {
+      h.clock.advance(10_000);
+      h.policy.observeActivity(activity(h, polling(i)));
+    }
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(bodies(h.sent), ["No progress · Polling the same command 5×"]);
+    h.policy.observeActivity(activity(h, silent(10)));
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(bodies(h.sent), ["No progress · Polling the same command 5×", "No progress · No new activity for 10 min"]);
+    h.policy.observeActivity(activity(h, silent(15)));
+    h.clock.advance(5 * MIN);
+    assert.equal(h.sent.length, 2);
+    assert.equal(h.clock.pending, 0);
+  });
+
+  test("cleared and raised again after the session interval is a second notice", () => {
+    const h = harness();
+    h.policy.observeActivity(activity(h, polling(5)));
+    h.clock.advance(30_000);
+    h.policy.observeActivity(activity(h, null));
+    h.clock.advance(30_000);
+    h.policy.observeActivity(activity(h, polling(7, h.clock.now)));
+    assert.deepEqual(bodies(h.sent), ["No progress · Polling the same command 5×", "No progress · Polling the same command 7×"]);
+    assert.deepEqual(kinds(h.sent), ["noProgress", "noProgress"]);
+  });
+
+  test("raised again inside the interval waits; cleared before it falls due, nothing is delivered", () => {
+    const h = harness();
+    h.policy.observe(card(h, { rev: 1, steps: "ip" })); // told: the session's slot is used
+    h.clock.advance(10_000);
+    h.policy.observeActivity(activity(h, polling(5)));
+    assert.equal(h.sent.length, 1);
+    h.clock.advance(20_000);
+    h.policy.observeActivity(activity(h, null));
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(kinds(h.sent), ["newCard"]);
+    assert.equal(h.clock.pending, 0);
+    // Still up when the window ends: told then, with the flag's latest text.
+    h.policy.observe(card(h, { rev: 2, steps: "ci" })); // told: the slot is used again
+    h.policy.observeActivity(activity(h, polling(5)));
+    h.policy.observeActivity(activity(h, polling(8)));
+    assert.equal(h.sent.length, 2);
+    h.clock.advance(MIN);
+    assert.deepEqual(bodies(h.sent), ["Started · 0/2 · Now: Step 1", "Step completed · 1/2 · Now: Step 2", "No progress · Polling the same command 8×"]);
+  });
+
+  test("switched off, or all notifications off: nothing", () => {
+    const h = harness();
+    h.set(settings({ off: ["noProgress"] }));
+    h.policy.observeActivity(activity(h, polling(5)));
+    h.set(settings({ enabled: false }));
+    h.policy.observeActivity(activity(h, silent(10), "agent:main:b"));
+    h.set(settings());
+    h.policy.observeActivity(activity(h, polling(6)));
+    h.policy.observeActivity(activity(h, silent(12), "agent:main:b"));
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(h.sent, []);
+  });
+
+  test("switching it off silences one already queued", () => {
+    const h = harness();
+    h.policy.observe(card(h, { rev: 1, steps: "ip" }));
+    h.policy.observeActivity(activity(h, polling(5)));
+    h.set(settings({ off: ["noProgress"] }));
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(kinds(h.sent), ["newCard"]);
+  });
+
+  test("a session visible in a focused window is not notified", () => {
+    const h = harness();
+    h.visible.add("agent:main:a");
+    h.policy.observeActivity(activity(h, polling(5)));
+    h.visible.clear();
+    h.clock.advance(5 * MIN);
+    h.policy.observeActivity(activity(h, polling(6)));
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(h.sent, []);
+  });
+
+  test("while away it is held and counted in the away summary", () => {
+    const h = harness();
+    h.policy.observe(card(h, { key: "agent:main:b", rev: 1, steps: "ip", at: 0, title: "Deploy" }));
+    h.policy.away();
+    h.policy.observe(card(h, { key: "agent:main:b", rev: 2, steps: "cc" }));
+    h.policy.observeActivity(activity(h, polling(5)));
+    h.policy.observeActivity(activity(h, silent(10), "agent:main:c"));
+    h.policy.observeActivity(activity(h, null, "agent:main:c")); // no longer true: dropped
+    h.clock.advance(10 * MIN);
+    assert.equal(h.sent.length, 0);
+    h.policy.back();
+    assert.deepEqual(h.sent.map((n) => [n.kind, n.title, n.body, n.card]), [
+      ["summary", "Progress Desk", "While you were away: 1 card completed, 1 stalled", null],
+    ]);
+  });
+
+  test("a stalled session without a known card is titled from its key", () => {
+    const h = harness();
+    h.policy.observeActivity(activity(h, silent(12), "agent:ops:dashboard:3f0c1a2b-1111-2222-3333-444444444444", "gw2"));
+    h.gateways.count = 2;
+    h.policy.observeActivity(activity(h, polling(6), "agent:main:x"));
+    assert.deepEqual(h.sent.map((n) => [n.kind, n.title, n.body, n.card]), [
+      ["noProgress", "ops · dashboard:3f0c1a2b", "No progress · No new activity for 12 min", ref("agent:ops:dashboard:3f0c1a2b-1111-2222-3333-444444444444", "gw2")],
+      ["noProgress", "Work · x", "No progress · Polling the same command 6×", ref("agent:main:x")],
+    ]);
+  });
+
+  test("a stall outranks a step in one coalesced notice, and the card's text stays with the card", () => {
+    const h = harness();
+    h.policy.observe(card(h, { rev: 1, steps: "ipp" }));
+    h.policy.observe(card(h, { rev: 2, steps: "cip" }));
+    h.policy.observeActivity(activity(h, polling(5)));
+    h.clock.advance(MIN);
+    assert.deepEqual(bodies(h.sent), ["Started · 0/3 · Now: Step 1", "No progress · Polling the same command 5×"]);
+    h.policy.observeActivity(activity(h, null));
+    h.policy.observe(card(h, { rev: 3, steps: "cci" }));
+    h.policy.observeActivity(activity(h, silent(10)));
+    h.policy.observeActivity(activity(h, null));
+    h.clock.advance(MIN);
+    assert.deepEqual(bodies(h.sent).slice(2), ["Step completed · 2/3 · Now: Step 3"]);
   });
 });

@@ -51,12 +51,12 @@ describe("settings (S1–S3)", () => {
 
   test("live activity and the no-progress detector: defaults, partial updates, bad values back to defaults", async () => {
     const { store } = await open();
-    assert.deepEqual(store.view().activity, { mode: "new", commandText: "raw" });
+    assert.deepEqual(store.view().activity, { mode: "all", commandText: "raw" });
     assert.deepEqual(store.view().detector, { enabled: true, pollingRepeats: 5, silentMinutes: 10 });
-    assert.deepEqual(store.update({ activity: { commandText: "status" } }).activity, { mode: "new", commandText: "status" });
+    assert.deepEqual(store.update({ activity: { commandText: "status" } }).activity, { mode: "all", commandText: "status" });
     assert.deepEqual(store.update({ detector: { silentMinutes: 3 } }).detector, { enabled: true, pollingRepeats: 5, silentMinutes: 3 });
     const n = normalizeSettings({ activity: { mode: "loud", commandText: 1 }, detector: { enabled: "no", pollingRepeats: 1, silentMinutes: 2.5 } });
-    assert.deepEqual(n.activity, { mode: "new", commandText: "raw" });
+    assert.deepEqual(n.activity, { mode: "all", commandText: "raw" });
     assert.deepEqual(n.detector, { enabled: true, pollingRepeats: 5, silentMinutes: 10 });
   });
 

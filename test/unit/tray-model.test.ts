@@ -2,13 +2,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MENU_LABEL_BUDGET, MENU_MAX_CARDS, TITLE_BUDGET, TrayTracker } from "../../main/core/tray-model.ts";
+import type { SessionActivity } from "../../main/core/activity.ts";
 import type { CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot, SessionInfo } from "../../main/core/types.ts";
 import { card, connected, entry, offline, steps, T0 } from "../renderer/fixtures.ts";
 
 const NOW = T0 + 60_000;
 
 function gateway(id: string, cards: CardEntry[], connection: ConnectionState = connected(T0), extra: Partial<GatewaySnapshot> = {}): GatewaySnapshot {
-  return { id, label: id === "home" ? "Home" : id[0]!.toUpperCase() + id.slice(1), color: null, url: `ws://${id}.test:18789`, connection, sessions: [], cards, boards: { widgets: [], updateRequired: false } as never, ...extra };
+  return { id, label: id === "home" ? "Home" : id[0]!.toUpperCase() + id.slice(1), color: null, url: `ws://${id}.test:18789`, connection, sessions: [], cards, boards: { widgets: [], updateRequired: false } as never, activity: [], ...extra };
 }
 
 function snap(...gateways: GatewaySnapshot[]): DeskSnapshot {
@@ -180,5 +181,39 @@ describe("title and menu (P1)", () => {
     assert.ok([...label].length <= MENU_LABEL_BUDGET, label);
     assert.match(label, /…/);
     assert.match(label, /check\.ts/, "the end of the path stays visible");
+  });
+});
+
+describe("live activity in the tray (issue 5)", () => {
+  const activity = (sessionKey: string, extra: Partial<SessionActivity> = {}): SessionActivity => ({
+    gatewayId: "home",
+    sessionKey,
+    live: true,
+    runId: "run-1",
+    current: { glyph: "shell", label: "Shell · run npm command", tool: "exec", at: T0, status: "running" },
+    lines: [],
+    stall: null,
+    updatedAt: T0,
+    ...extra,
+  });
+
+  test("a live run without a card keeps the menu bar busy: working, with the current tool as the title", () => {
+    const t = new TrayTracker();
+    const m = model(t, snap(gateway("home", [], connected(T0), { activity: [activity("s:x")] })));
+    assert.equal(m.icon, "working");
+    assert.equal(m.title, "Shell · run npm command");
+    assert.equal(model(t, snap(gateway("home", [], connected(T0), { activity: [activity("s:x", { current: null })] }))).title, "Working");
+    assert.equal(model(t, snap(gateway("home", [], connected(T0), { activity: [activity("s:x", { live: false })] }))).icon, "idle", "an ended run is not work");
+  });
+
+  test("a working card's title wins over a cardless run; a stalled run asks for a look", () => {
+    const t = new TrayTracker();
+    const a = cardOf("s:a", ["completed", "in_progress"], { title: "Fix login" });
+    assert.equal(model(t, snap(gateway("home", [a], connected(T0), { activity: [activity("s:x")] }))).title, "1/2 Fix login");
+    const stall = { kind: "polling", count: 6, label: "Shell · print text", tool: "exec", since: T0, text: "Polling the same command 6×" } as SessionActivity["stall"];
+    const m = model(t, snap(gateway("home", [a], connected(T0), { activity: [activity("s:a", { stall })] })));
+    assert.equal(m.icon, "attention");
+    assert.equal(m.badge, 1);
+    assert.match(m.tooltip, /1 item needs a look/);
   });
 });

@@ -15,6 +15,7 @@ import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { plan } from "../gateway/support.ts";
 import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { until } from "../harness/until.ts";
 
 declare const document: any;
 declare const window: any;
@@ -31,15 +32,6 @@ let watch: ChildProcess | null = null;
 let watchOut = "";
 const home = mkdtempSync(join(tmpdir(), "pd-activity-"));
 
-async function until<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("live activity in the popover and in watch", { skip: chromium.ok ? false : chromium.reason }, () => {
   before(async () => {

@@ -8,6 +8,7 @@ import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
 import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { until } from "../harness/until.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -20,13 +21,6 @@ let browser: Browser;
 
 const settingsUrl = (t: TestHost) => t.host.url.replace(/popover\.html$/, "settings.html");
 
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const collapseSwitch = (page: Page) => page.getByRole("switch", { name: /^Collapse task progress by default on desktop/ });
 const titleSwitch = (page: Page) => page.getByRole("switch", { name: /^Show a title next to the menu-bar icon/ });

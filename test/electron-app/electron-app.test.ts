@@ -13,6 +13,7 @@ import { findElectronBinary } from "../../scripts/electron-binary.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
+import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const electron = findElectronBinary(root);
@@ -37,15 +38,6 @@ function hooks<T>(app: ElectronApplication, fn: (h: Hooks, arg: any) => T, arg?:
   ) as Promise<Awaited<T>>;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null | false | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("the Electron app (Playwright _electron)", { skip }, () => {
   let gw: TestGateway;

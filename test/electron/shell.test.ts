@@ -12,6 +12,7 @@ import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
 import { fakeElectron, type FakeElectron, type FakeMenu, type FakeTray, type FakeWindow } from "./fake-electron.ts";
+import { until } from "../harness/until.ts";
 
 let gw: TestGateway;
 let agent: BareClient;
@@ -19,15 +20,6 @@ let home: string;
 let f: FakeElectron;
 let shell: Shell;
 
-async function until<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const tray = (): FakeTray => f.trays[0]!;
 const model = (): TrayModel => shell.tray.current!;

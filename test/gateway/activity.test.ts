@@ -8,6 +8,7 @@ import { ActivityTracker, type ActivityOptions, type SessionActivity } from "../
 import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import { until } from "../harness/until.ts";
 
 const GW = "test-gateway";
 let model: ScriptedModel;
@@ -44,15 +45,6 @@ function track(key: () => string | null, opts: Partial<ActivityOptions> = {}) {
   return { tracker, emits, stop: () => (trackers.delete(tracker), tracker.dispose()) };
 }
 
-async function until<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 before(async () => {
   model = await startScriptedModel();

@@ -1,15 +1,19 @@
 // `npm run screenshots`: the real pages, fed by a real local Gateway, captured in Chromium
 // into docs/screenshots/ for the README. Needs a build (`npm run build`) and Chromium.
+// The Gateway runs real agent turns against the scripted model (test/harness/scripted-model.ts),
+// so the last image shows a live run's activity strip under its card.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { connectBareClient } from "../test/harness/bare-client.ts";
 import { startGateway } from "../test/harness/gateway.ts";
+import { startScriptedModel } from "../test/harness/scripted-model.ts";
 import { launchChromium } from "../test/browser/chromium.ts";
 import { startTestHost, removeHome } from "../test/e2e/support.ts";
 
 const out = join(import.meta.dirname, "..", "docs", "screenshots");
 mkdirSync(out, { recursive: true });
-const gw = await startGateway();
+const model = await startScriptedModel();
+const gw = await startGateway({ model });
 const agent = await connectBareClient(gw);
 const session = async (label: string): Promise<string> => ((await agent.request("sessions.create", { label })) as { key: string }).key;
 
@@ -18,15 +22,16 @@ const release = await session("Release 2026.12");
 const repair = await session("Repair session owner");
 const ci = await session("Wait for CI");
 await agent.put(release, { plan: [{ step: "Bump versions", status: "completed" }, { step: "Build artefacts", status: "completed" }, { step: "Publish", status: "completed" }], markdown: "Published **2026.12.0**. Release notes: https://example.com/releases/2026.12.0" });
-await agent.put(repair, {
+const repairCard = {
   markdown: "Owner check fails for sessions created before the migration; fixing `resolveOwner()` in `src/gateway/session-owner.ts`.",
   plan: [
-    { step: "Reproduce the failing owner check", status: "completed" },
-    { step: "Fix resolveOwner() for pre-migration sessions", status: "in_progress" },
-    { step: "Run the session suite", status: "pending" },
-    { step: "Write the changelog entry", status: "pending" },
+    { step: "Reproduce the failing owner check", status: "completed" as const },
+    { step: "Fix resolveOwner() for pre-migration sessions", status: "in_progress" as const },
+    { step: "Run the session suite", status: "pending" as const },
+    { step: "Write the changelog entry", status: "pending" as const },
   ],
-});
+};
+await agent.put(repair, repairCard);
 await agent.put(ci, { markdown: "Waiting for CI on `main` — nothing to do until it finishes." });
 await agent.put(review, {
   markdown: '<progress aria-label="PRs reviewed · 12/30" value="12" max="30"></progress>\n\nReviewing open PRs against the checklist in [CONTRIBUTING.md](https://example.com/CONTRIBUTING.md).\n\n| PR | Verdict |\n|---|---|\n| #4412 | approve |\n| #4418 | changes requested |',
@@ -55,6 +60,35 @@ try {
   await dash.locator("article.card").first().waitFor({ timeout: 20_000 });
   await dash.waitForTimeout(300);
   await dash.screenshot({ path: join(out, "dashboard.png"), fullPage: true });
+  await dash.close();
+
+  // A live run on the repair card: its current line under the card, the earlier ones above it
+  // (the card is open). The agent rewrites its card first, as agents do: a card older than the
+  // live run would show as paused (R6). The first turn after the Gateway starts is slow: warm up
+  // on a session of its own (no card, so it shows nowhere). The final reply waits, so the run
+  // stays live while the image is taken.
+  const warm = await session("Warm-up");
+  await agent.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+  const run = agent.runTurn(
+    repair,
+    [
+      { tool: "progress_card", args: repairCard },
+      { tool: "read", args: { path: "AGENTS.md" } },
+      { tool: "write", args: { path: "src/gateway/session-owner.ts", content: "export const resolveOwner = (s) => s.owner ?? s.createdBy;\n" } },
+      { tool: "exec", args: { command: "npm test" } },
+      { text: "done", delayMs: 8000 },
+    ],
+    { timeoutMs: 120_000 },
+  );
+  run.catch(() => {});
+  const live = await browser.newPage({ viewport: { width: 400, height: 900 }, colorScheme: "light", deviceScaleFactor: 2 });
+  await live.goto(th.host.url);
+  const current = live.locator(`article.card[data-key*="${repair}"] .activity .line.current .label`);
+  await current.filter({ hasText: "Shell · run tests" }).waitFor({ timeout: 60_000 });
+  await live.waitForTimeout(400);
+  await live.screenshot({ path: join(out, "popover-activity.png"), fullPage: true });
+  await live.close();
+  await run;
   console.log(`screenshots written to ${out}`);
 } finally {
   await browser.close();
@@ -62,4 +96,5 @@ try {
   removeHome(th.home);
   await agent.close();
   await gw.dispose();
+  await model.stop();
 }

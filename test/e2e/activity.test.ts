@@ -45,8 +45,8 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
     watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], { env, stdio: ["ignore", "pipe", "pipe"] });
     watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
     const warm = await user.createSession();
-    await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 90_000 });
-  }, { timeout: 180_000 });
+    await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+  }, { timeout: 240_000 });
 
   after(async () => {
     watch?.kill("SIGINT");

@@ -41,8 +41,8 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
     th = await startTestHost(gw);
     // The first turn after start is slow (workspace and index set-up): warm up once.
     const warm = await user.createSession();
-    await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 90_000 });
-  }, { timeout: 180_000 });
+    await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+  }, { timeout: 240_000 });
 
   after(async () => {
     await browser?.close();

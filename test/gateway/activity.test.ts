@@ -53,8 +53,8 @@ before(async () => {
   observer = await connectBareClient(gw);
   pump = setInterval(feed, 10);
   const warm = await user.createSession();
-  await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 90_000 });
-}, { timeout: 180_000 });
+  await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+}, { timeout: 240_000 });
 
 after(async () => {
   if (pump) clearInterval(pump);

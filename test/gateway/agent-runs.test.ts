@@ -27,8 +27,8 @@ before(async () => {
   await d.waitForState("connected", 45_000);
   // The first turn after start is slow (workspace and index set-up): warm up once.
   const warm = await user.createSession();
-  await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 90_000 });
-}, { timeout: 180_000 });
+  await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+}, { timeout: 240_000 });
 
 after(async () => {
   d?.stop();

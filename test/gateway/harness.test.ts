@@ -64,9 +64,9 @@ describe("gateway with the scripted model", () => {
     assert.ok(client.hello.features.methods.includes("progressCard.refresh"));
   });
 
-  test("warm-up turn ends", { timeout: 90_000 }, async () => {
+  test("warm-up turn ends", { timeout: 170_000 }, async () => {
     const key = await client.createSession();
-    const turn = await client.runTurn(key, [{ text: "warmed up" }], { timeoutMs: 80_000 });
+    const turn = await client.runTurn(key, [{ text: "warmed up" }], { timeoutMs: 160_000 });
     assert.equal(turn.phase, "end");
     assert.equal(p(turn.event).data.terminalReply?.text, "warmed up");
   });

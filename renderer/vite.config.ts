@@ -28,6 +28,10 @@ export default defineConfig({
         dashboard: fileURLToPath(new URL("dashboard.html", import.meta.url)),
         settings: fileURLToPath(new URL("settings.html", import.meta.url)),
       },
+      // Names shortened and white space dropped, but no compress pass: it rewrites the
+      // small argument-forwarding helper DOMPurify calls for every DOM access into a
+      // spread V8 cannot optimise, which made sanitizing a note about 2.3× slower.
+      output: { minify: { compress: false, mangle: true } },
     },
   },
 });

@@ -11,8 +11,9 @@
 //      escaped like any other text;
 //   3. DOMPurify over the whole result, with an explicit allowlist and per-element
 //      attribute checks in hooks;
-//   4. on the sanitized tree: links without a safe href are unwrapped to their text, the
-//      first <progress> is lifted out (R4), emptiness is decided (R5).
+//   4. on the sanitized tree: links with a safe href get rel and data-external, links without
+//      one are unwrapped to their text, the first <progress> is lifted out (R4), emptiness is
+//      decided (R5).
 //
 // Links keep `href` only for absolute http, https and mailto URLs (normalised by the URL
 // parser), get rel="noopener noreferrer" and `data-external`; there is no target: the page
@@ -201,13 +202,6 @@ function onAttribute(node: Element, data: UponSanitizeAttributeHookEvent): void 
   else data.attrValue = kept;
 }
 
-function afterAttributes(node: Element): void {
-  if (node.nodeName === "A" && node.hasAttribute("href")) {
-    node.setAttribute("rel", "noopener noreferrer");
-    node.setAttribute("data-external", "");
-  }
-}
-
 // ---------------------------------------------------------------------------------------
 // One-time setup
 
@@ -223,7 +217,6 @@ function setUp(): Pipeline {
     purifier.addHook("uponSanitizeElement", onElement);
     purifier.addHook("uponSanitizeAttribute", onAttribute);
   }
-  main.addHook("afterSanitizeAttributes", afterAttributes);
 
   // A raw HTML fragment → only <progress> and text survive (serialized, escaped).
   const sanitizeRaw = (html: string): string => raw.sanitize(html, RAW_CONFIG);
@@ -289,10 +282,27 @@ function pinFirstProgress(body: Element): NoteProgress | null {
   return { value: Math.min(Math.max(value, 0), max), max, label };
 }
 
+/**
+ * On the sanitized tree, every link either kept its (checked) href — it gets rel and
+ * data-external — or lost it and is unwrapped to its text. Done here rather than in an
+ * afterSanitizeAttributes hook: the result is the same (nothing after a link's own visit
+ * changes its attributes) and DOMPurify no longer dispatches a hook for every element.
+ */
+function finishLinks(body: Element): void {
+  for (const link of Array.from(body.getElementsByTagName("a"))) {
+    if (link.hasAttribute("href")) {
+      link.setAttribute("rel", "noopener noreferrer");
+      link.setAttribute("data-external", "");
+    } else {
+      unwrap(link);
+    }
+  }
+}
+
 function render(markdown: string, p: Pipeline): RenderedNote {
   const html = p.marked.parse(markdown, { async: false });
   const body = p.main.sanitize(html, MAIN_CONFIG);
-  for (const link of Array.from(body.querySelectorAll("a:not([href])"))) unwrap(link);
+  finishLinks(body);
   const progress = pinFirstProgress(body);
   const readable = READABLE.test(body.textContent ?? "") || body.querySelector("progress") !== null;
   const out = readable ? body.innerHTML.trim() : "";

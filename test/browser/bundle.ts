@@ -34,6 +34,8 @@ export async function bundleModule(entry: string, file: string, root: string): P
         reportCompressedSize: false,
         copyPublicDir: false,
         lib: { entry, formats: ["es"], fileName: () => file },
+        // As renderer/vite.config.ts: the pages ship without the compress pass.
+        rolldownOptions: { output: { minify: { compress: false, mangle: true } } },
       },
     });
     const code = await readFile(join(dir, file), "utf8");

@@ -11,7 +11,6 @@
 // Writes only the section between the activity-bench markers in docs/benchmarks.md. Reports
 // figures; asserts nothing. Bounded (hard stop at 5 minutes); cleans up Gateway, model, browser.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -25,6 +24,7 @@ import { startGateway, type TestGateway } from "../test/harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel, type ScriptStep } from "../test/harness/scripted-model.ts";
 import { withTimeout } from "./gateway-process.ts";
 import { ms, summarize, type Summary } from "./stats.ts";
+import { runBounded, writeDocSection } from "./harness.ts";
 
 // Callbacks passed to page.evaluate run in the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -358,11 +358,7 @@ function section(r: Result, paced: Result, startedAt: Date, seconds: number, loa
 }
 
 function writeSection(text: string): void {
-  const doc = existsSync(DOC) ? readFileSync(DOC, "utf8") : "# Benchmarks\n";
-  const a = doc.indexOf(START);
-  const b = doc.indexOf(END);
-  const next = a >= 0 && b > a ? doc.slice(0, a) + text + doc.slice(b + END.length) : doc.replace(/\n*$/, "\n\n") + text + "\n";
-  writeFileSync(DOC, next);
+  writeDocSection(DOC, START, END, text);
 }
 
 // ——— main ———
@@ -460,16 +456,5 @@ async function main(): Promise<void> {
 if (process.env[ROLE_ENV] === "agent") {
   await agentSide();
 } else {
-  const watchdog = setTimeout(() => {
-    console.error(`bench/activity: still running after ${HARD_LIMIT_MS / 60_000} min; giving up (the agent side stops when this process exits)`);
-    process.exit(2);
-  }, HARD_LIMIT_MS);
-  watchdog.unref();
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err instanceof Error ? err.stack : err);
-      process.exit(1);
-    },
-  );
+  runBounded("bench/activity", main, HARD_LIMIT_MS, "the agent side stops when this process exits");
 }

@@ -6,7 +6,6 @@
 //   3. 50 cards on the popover: mutation records outside the one updated card's <article>.
 // Writes only the section between the renderer-bench markers in docs/benchmarks.md (bench/run.ts
 // owns the rest of the file). Reports figures; asserts nothing. Cleans up Gateway and browser.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -18,6 +17,7 @@ import { openPage, removeHome, startTestHost, type TestHost } from "../test/e2e/
 import { connectBareClient, p, type BareClient } from "../test/harness/bare-client.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
 import { ms, summarize, type Summary } from "./stats.ts";
+import { runBounded, writeDocSection } from "./harness.ts";
 
 // Callbacks passed to page.evaluate run in the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -356,11 +356,7 @@ function section(md: MdResult, lat: LatResult, muts: Mutations[], startedAt: Dat
 }
 
 function writeSection(text: string): void {
-  const doc = existsSync(DOC) ? readFileSync(DOC, "utf8") : "# Benchmarks\n";
-  const a = doc.indexOf(START);
-  const b = doc.indexOf(END);
-  const next = a >= 0 && b > a ? doc.slice(0, a) + text + doc.slice(b + END.length) : doc.replace(/\n*$/, "\n\n") + text + "\n";
-  writeFileSync(DOC, next);
+  writeDocSection(DOC, START, END, text);
 }
 
 // ——— main ———
@@ -436,15 +432,4 @@ async function main(): Promise<void> {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`bench/renderer: still running after ${HARD_LIMIT_MS / 60_000} min; giving up (the Gateway host stops when this process exits)`);
-  process.exit(2);
-}, HARD_LIMIT_MS);
-watchdog.unref();
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.stack : err);
-    process.exit(1);
-  },
-);
+runBounded("bench/renderer", main, HARD_LIMIT_MS, "the Gateway host stops when this process exits");

@@ -26,8 +26,9 @@ if (!app.requestSingleInstanceLock()) {
   app.on("second-instance", () => void running?.openPage("popover"));
   // A menu-bar app: closing every window must not quit it.
   app.on("window-all-closed", () => undefined);
-  // Any web contents created anywhere gets the same navigation lock.
-  app.on("web-contents-created", (_event, contents) => lockNavigation(contents, (url) => void openExternal(url)));
+  // Any web contents created anywhere cannot navigate or open windows. Our own windows get
+  // the lock that also opens safe links from the shell; opening here too would open twice.
+  app.on("web-contents-created", (_event, contents) => lockNavigation(contents, () => undefined));
   app.on("before-quit", (event) => {
     if (!running || running.isQuitting()) return;
     event.preventDefault();

@@ -11,6 +11,7 @@ import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
+import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 let model: ScriptedModel;
@@ -65,13 +66,14 @@ describe("agent-written cards", () => {
       assert.deepEqual(e.card?.steps, steps);
       assert.match(e.card?.markdown ?? "", /Checks · 1\/3/);
       assert.equal(e.derived?.current, "Fix the owner check");
-      for (let i = 0; i < 100 && !out.includes(key); i += 1) await new Promise((r) => setTimeout(r, 100));
-      const line = out
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, any>)
-        .find((l) => l.type === "card" && l.sessionKey === key && l.revision !== null);
-      assert.ok(line, "watch printed the agent's card");
+      // Activity lines name the session first (agent events arrive before the card is read).
+      const cardLine = () =>
+        out
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, any>)
+          .find((l) => l.type === "card" && l.sessionKey === key && l.revision !== null);
+      const line = await until("watch printed the agent's card", cardLine, 15_000);
       assert.deepEqual(line.steps, steps);
       assert.equal(line.derived.completed, 1);
     } finally {

@@ -22,6 +22,7 @@ import { OPENCLAW_VERSION } from "../test/harness/install-openclaw.ts";
 import type { DoneMessage, GoMessage, MeasureEnd } from "./burst-writer.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
 import { ms, summarize, type Summary } from "./stats.ts";
+import { runBounded } from "./harness.ts";
 
 // ——— parameters ———
 const WARMUP = 20; // per side, per latency phase
@@ -48,18 +49,7 @@ if (typeof gc !== "function" && process.env.PD_BENCH_REEXEC !== "1") {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else {
-  const watchdog = setTimeout(() => {
-    console.error(`bench: still running after ${HARD_LIMIT_MS / 60_000} min; giving up (the Gateway is killed on exit)`);
-    process.exit(2);
-  }, HARD_LIMIT_MS);
-  watchdog.unref();
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err instanceof Error ? err.stack : err);
-      process.exit(1);
-    },
-  );
+  runBounded("bench", main, HARD_LIMIT_MS, "the Gateway is killed on exit");
 }
 
 // ——— helpers ———

@@ -12,6 +12,7 @@ import type { Browser } from "playwright-core";
 import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { warmUpAgent } from "../harness/warm-up.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { plan } from "../gateway/support.ts";
 import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
@@ -44,8 +45,7 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
     for (const k of Object.keys(env)) if (k.startsWith("OPENCLAW_")) delete env[k];
     watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], { env, stdio: ["ignore", "pipe", "pipe"] });
     watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
-    const warm = await user.createSession();
-    await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+    await warmUpAgent(user, gw);
   }, { timeout: 240_000 });
 
   after(async () => {

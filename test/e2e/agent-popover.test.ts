@@ -7,6 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { warmUpAgent } from "../harness/warm-up.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { plan } from "../gateway/support.ts";
 import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
@@ -39,9 +40,7 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
     [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
     user = await connectBareClient(gw);
     th = await startTestHost(gw);
-    // The first turn after start is slow (workspace and index set-up): warm up once.
-    const warm = await user.createSession();
-    await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+    await warmUpAgent(user, gw);
   }, { timeout: 240_000 });
 
   after(async () => {

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ActivityTracker, type ActivityOptions, type SessionActivity } from "../../main/core/activity.ts";
 import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { warmUpAgent } from "../harness/warm-up.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { until } from "../harness/until.ts";
 
@@ -52,8 +53,7 @@ before(async () => {
   user = await connectBareClient(gw);
   observer = await connectBareClient(gw);
   pump = setInterval(feed, 10);
-  const warm = await user.createSession();
-  await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+  await warmUpAgent(user, gw);
 }, { timeout: 240_000 });
 
 after(async () => {

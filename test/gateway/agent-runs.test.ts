@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { warmUpAgent } from "../harness/warm-up.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
 import { until } from "../harness/until.ts";
@@ -26,9 +27,7 @@ before(async () => {
   user = await connectBareClient(gw);
   d = await startDesk(gw);
   await d.waitForState("connected", 45_000);
-  // The first turn after start is slow (workspace and index set-up): warm up once.
-  const warm = await user.createSession();
-  await user.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+  await warmUpAgent(user, gw);
 }, { timeout: 240_000 });
 
 after(async () => {

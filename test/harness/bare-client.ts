@@ -143,6 +143,31 @@ export async function connectBareClient(
     });
   }
 
+  /** What is known about a run that did not end in time: its events, the socket, the session row. */
+  async function describeRun(sessionKey: string, runId: string, since: number, hellosBefore: number, closesBefore: number) {
+    const streams = new Map<string, number>();
+    for (const e of events.slice(since)) {
+      if (e.event !== "agent" || p(e).runId !== runId) continue;
+      const name = `${p(e).stream}${p(e).data?.phase ? `:${p(e).data.phase}` : ""}`;
+      streams.set(name, (streams.get(name) ?? 0) + 1);
+    }
+    let row = "unavailable";
+    try {
+      const list = await client.request<{ sessions?: any[] }>("sessions.list", {}, { timeoutMs: 5000 });
+      const found = list.sessions?.find((s) => s?.key === sessionKey);
+      row = found
+        ? JSON.stringify({ status: found.status, hasActiveRun: found.hasActiveRun, activeRunIds: found.activeRunIds })
+        : "not listed";
+    } catch (error) {
+      row = `sessions.list failed: ${String(error)}`;
+    }
+    return [
+      `run ${runId} events: ${JSON.stringify(Object.fromEntries(streams))}`,
+      `socket: ${closes.length - closesBefore} close(s), ${hellos.length - hellosBefore} reconnect(s) meanwhile ${JSON.stringify(closes.slice(closesBefore))}`,
+      `session row: ${row}`,
+    ].join("\n");
+  }
+
   return {
     get hello() {
       return hellos.at(-1) ?? helloOk;
@@ -182,15 +207,25 @@ export async function connectBareClient(
       const since = events.length;
       const ack = await request<{ runId?: string }>("chat.send", { sessionKey, message, idempotencyKey });
       const runId = ack.runId ?? idempotencyKey;
-      const event = await waitForEvent(
-        (e) =>
-          e.event === "agent" &&
-          p(e).runId === runId &&
-          p(e).stream === "lifecycle" &&
-          (p(e).data?.phase === "end" || p(e).data?.phase === "error"),
-        topts.timeoutMs ?? 60_000,
-        since,
-      );
+      const hellosBefore = hellos.length;
+      const closesBefore = closes.length;
+      let event: EventFrame;
+      try {
+        event = await waitForEvent(
+          (e) =>
+            e.event === "agent" &&
+            p(e).runId === runId &&
+            p(e).stream === "lifecycle" &&
+            (p(e).data?.phase === "end" || p(e).data?.phase === "error"),
+          topts.timeoutMs ?? 60_000,
+          since,
+        );
+      } catch (error) {
+        // Say why: a lost end event (the socket dropped) and a run that never ended need different fixes.
+        throw new Error(
+          `${(error as Error).message}\n${await describeRun(sessionKey, runId, since, hellosBefore, closesBefore)}`,
+        );
+      }
       return { runId, phase: p(event).data.phase, event };
     },
     close: () => client.stopAndWait({ timeoutMs: 5000 }),

@@ -158,7 +158,8 @@ function modelConfig(model: ScriptedModel, token: string, logFile: string): obje
         },
       },
     },
-    agents: { defaults: { model: { primary: "fake/scripted-1" }, utilityModel: "fake/scripted-utility" } },
+    // No heartbeat: a scheduled main-session turn minutes into a suite would write cards of its own.
+    agents: { defaults: { model: { primary: "fake/scripted-1" }, utilityModel: "fake/scripted-utility", heartbeat: { every: "0m" } } },
     tools: { toolSearch: false },
     skills: { workshop: { autonomous: { mode: "off" } } },
   };

@@ -46,7 +46,7 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
     watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], { env, stdio: ["ignore", "pipe", "pipe"] });
     watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
     await warmUpAgent(user, gw);
-  }, { timeout: 240_000 });
+  }, { timeout: 300_000 });
 
   after(async () => {
     watch?.kill("SIGINT");

@@ -41,7 +41,7 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
     user = await connectBareClient(gw);
     th = await startTestHost(gw);
     await warmUpAgent(user, gw);
-  }, { timeout: 240_000 });
+  }, { timeout: 300_000 });
 
   after(async () => {
     await browser?.close();

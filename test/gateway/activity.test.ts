@@ -54,7 +54,7 @@ before(async () => {
   observer = await connectBareClient(gw);
   pump = setInterval(feed, 10);
   await warmUpAgent(user, gw);
-}, { timeout: 240_000 });
+}, { timeout: 300_000 });
 
 after(async () => {
   if (pump) clearInterval(pump);

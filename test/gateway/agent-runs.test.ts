@@ -28,7 +28,7 @@ before(async () => {
   d = await startDesk(gw);
   await d.waitForState("connected", 45_000);
   await warmUpAgent(user, gw);
-}, { timeout: 240_000 });
+}, { timeout: 300_000 });
 
 after(async () => {
   d?.stop();

@@ -30,7 +30,7 @@ const START = "<!-- renderer-bench:start -->";
 const END = "<!-- renderer-bench:end -->";
 
 const MD = { warmup: 50, iterations: 200, cachedBatch: 100, cachedBatches: 50, noteBytes: 8192 };
-const LAT = { warmup: 20, iterations: 120 };
+const LAT = { warmup: 30, iterations: 300 };
 const MANY = 50;
 const STEP_TIMEOUT_MS = 10_000;
 const HARD_LIMIT_MS = 5 * 60_000;
@@ -41,7 +41,9 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 const INDEX =
   `<!doctype html><html><head><meta charset="utf-8"><title>renderer bench</title><link rel="icon" href="data:,">` +
   `<script type="module" src="/boot.js"></script></head><body><main></main></body></html>`;
-const BOOT = `import * as markdown from "/markdown.js";\nwindow.__markdown = markdown;\ndocument.documentElement.dataset.ready = "1";\n`;
+const BOOT =
+  `import * as markdown from "/markdown.js";\nimport * as baseline from "/baseline.js";\n` +
+  `window.__markdown = markdown;\nwindow.__baseline = baseline;\ndocument.documentElement.dataset.ready = "1";\n`;
 
 // ——— helpers ———
 
@@ -106,18 +108,31 @@ function buildNote(limit: number): string {
 
 // ——— 1. Markdown ———
 
-type MdResult = { bytes: number; uncached: Summary; cachedPerCall: Summary; resolutionMs: number; htmlBytes: number };
+type MdResult = {
+  bytes: number;
+  uncached: Summary;
+  cachedPerCall: Summary;
+  /** Same run, interleaved: marked alone, and parsing + visiting its HTML (no sanitizer). */
+  markedOnly: Summary;
+  domFloor: Summary;
+  nodes: number;
+  resolutionMs: number;
+  htmlBytes: number;
+};
 
 async function benchMarkdown(browser: Browser): Promise<MdResult> {
   let bundle: Bundle | null = null;
+  let baselineBundle: Bundle | null = null;
   let server: StaticServer | null = null;
   const context = await browser.newContext();
   try {
     bundle = await bundleModule(path.join(ROOT, "renderer/lib/markdown.ts"), "markdown.js", ROOT);
+    baselineBundle = await bundleModule(path.join(ROOT, "bench/markdown-baseline.ts"), "baseline.js", ROOT);
     server = await startStaticServer({
       "/": { type: "text/html; charset=utf-8", body: INDEX, headers: { "content-security-policy": CSP } },
       "/boot.js": { type: "text/javascript; charset=utf-8", body: BOOT },
       "/markdown.js": { type: "text/javascript; charset=utf-8", body: bundle.code },
+      "/baseline.js": { type: "text/javascript; charset=utf-8", body: baselineBundle.code },
     });
     const page = await context.newPage();
     await page.goto(server.origin + "/");
@@ -136,15 +151,30 @@ async function benchMarkdown(browser: Browser): Promise<MdResult> {
           while (b === a) b = performance.now();
           res = Math.min(res, b - a);
         }
+        const base = window.__baseline;
         let n = 1;
         let htmlBytes = 0;
-        for (let i = 0; i < cfg.warmup; i++) htmlBytes = md.renderNote(note(n++)).html.length;
+        let nodes = 0;
+        for (let i = 0; i < cfg.warmup; i++) {
+          htmlBytes = md.renderNote(note(n++)).html.length;
+          nodes = base.parseAndWalk(base.markedOnly(note(n++)));
+        }
         const uncached: number[] = [];
+        const markedOnly: number[] = [];
+        const domFloor: number[] = [];
         for (let i = 0; i < cfg.iterations; i++) {
           const text = note(n++); // a new text each time: never in the 16-entry cache
-          const t = performance.now();
+          let t = performance.now();
           md.renderNote(text);
           uncached.push(performance.now() - t);
+          // The baselines, interleaved so drift and load touch all three alike.
+          const other = note(n++);
+          t = performance.now();
+          const html = base.markedOnly(other);
+          markedOnly.push(performance.now() - t);
+          t = performance.now();
+          base.parseAndWalk(html);
+          domFloor.push(performance.now() - t);
         }
         // Cached: the same text again; one call is below the timer's resolution, so batches.
         const same = note(1);
@@ -155,13 +185,16 @@ async function benchMarkdown(browser: Browser): Promise<MdResult> {
           for (let i = 0; i < cfg.cachedBatch; i++) md.renderNote(same);
           cached.push((performance.now() - t) / cfg.cachedBatch);
         }
-        return { uncached, cached, res, htmlBytes };
+        return { uncached, cached, markedOnly, domFloor, nodes, res, htmlBytes };
       },
       { template, cfg: MD },
-    ).then((r: { uncached: number[]; cached: number[]; res: number; htmlBytes: number }) => ({
+    ).then((r: { uncached: number[]; cached: number[]; markedOnly: number[]; domFloor: number[]; nodes: number; res: number; htmlBytes: number }) => ({
       bytes,
       uncached: summarize(r.uncached),
       cachedPerCall: summarize(r.cached),
+      markedOnly: summarize(r.markedOnly),
+      domFloor: summarize(r.domFloor),
+      nodes: r.nodes,
       resolutionMs: r.res,
       htmlBytes: r.htmlBytes,
     }));
@@ -169,6 +202,7 @@ async function benchMarkdown(browser: Browser): Promise<MdResult> {
     await context.close().catch(() => {});
     await server?.close();
     await bundle?.dispose();
+    await baselineBundle?.dispose();
   }
 }
 
@@ -320,6 +354,9 @@ function section(md: MdResult, lat: LatResult, muts: Mutations[], startedAt: Dat
   const top = muts[0]!;
   const rows = [
     `| Markdown: render + sanitize 8 KB note, median (cache defeated) | ${ms(md.uncached.p50, 2)} ms (p95 ${ms(md.uncached.p95, 2)}) | ≤ ${TARGETS.mdMedianMs} ms | ${verdict(md.uncached.p50 <= TARGETS.mdMedianMs)} |`,
+    `| Markdown baseline, same run: marked alone (no sanitizing), median | ${ms(md.markedOnly.p50, 2)} ms (p95 ${ms(md.markedOnly.p95, 2)}) | — | — |`,
+    `| Markdown baseline, same run: parse its HTML and visit all ${md.nodes} nodes, median | ${ms(md.domFloor.p50, 2)} ms (p95 ${ms(md.domFloor.p95, 2)}) | — | — |`,
+    `| Markdown: render + sanitize / (marked alone + parse and visit), medians | ${ms(md.uncached.p50 / (md.markedOnly.p50 + md.domFloor.p50))} | — | — |`,
     `| Markdown: same note, cached, per call (median of ${MD.cachedBatches} batches of ${MD.cachedBatch}) | ${ms(md.cachedPerCall.p50, 4)} ms (p95 ${ms(md.cachedPerCall.p95, 4)}) | — | — |`,
     `| put → visible in the page, p95 / bare baseline p95 | ${ms(lat.ratioP95)} (p50 ratio ${ms(lat.ratioP50)}) | ≤ ${TARGETS.p95Ratio} | ${verdict(lat.ratioP95 <= TARGETS.p95Ratio)} |`,
     ...muts.map(
@@ -348,6 +385,7 @@ function section(md: MdResult, lat: LatResult, muts: Mutations[], startedAt: Dat
     ...kinds,
     ...(kinds.length ? [""] : []),
     `Method. Markdown: \`renderNote\` from \`renderer/lib/markdown.ts\`, bundled by Vite (as \`test/browser/markdown.test.ts\` does) and run in a page behind the app's CSP; a ${md.bytes}-byte note (headings, lists, a table, code, links, a \`<progress>\`), its run number changed every call so the 16-entry cache never hits; ${MD.warmup} warm-up + ${MD.iterations} timed calls, each timed with \`performance.now()\` in the page (resolution there ≈ ${ms(md.resolutionMs, 3)} ms). ` +
+      `Baselines, interleaved with those calls (each on its own fresh run number): marked alone with its defaults (no raw-HTML handling, no sanitizer), then that HTML parsed into a \`<template>\` and every node visited with a TreeWalker — the least any DOM-based sanitizer must do. ${md.markedOnly.p50 + md.domFloor.p50 > TARGETS.mdMedianMs ? `In this run those two alone take ${ms(md.markedOnly.p50 + md.domFloor.p50)} ms, more than the ${TARGETS.mdMedianMs} ms target: no pipeline of marked and a DOM-based sanitizer can meet it on this machine; the ratio row says what our raw-HTML handling, DOMPurify and the link and progress passes add. ` : ""}` +
       `Latency: the desk core + browser host (\`startTestHost\`) serve the popover to Chromium; a writer bare client puts a new revision and the time runs from just before the put until a MutationObserver in the page sees the new note text in \`article.card[data-key*=…]\` and calls a function exposed with \`page.exposeFunction\` (timed on the Node side, so the CDP hop back is included). ` +
       `Baseline interleaved ABAB on its own session: bare put → \`progressCard.changed\` → \`progressCard.get\` (as bench/run.ts), the page's drawing of that session awaited untimed after each; ${LAT.warmup} warm-up + ${LAT.iterations} timed iterations per side. For reference, the OpenClaw Control UI measured a p95 ratio of ${CONTROL_UI_RATIO} on this kind of machine. ` +
       `Mutations: ${MANY} more cards put and shown, a MutationObserver (childList, attributes, characterData, subtree) on the card list, one card updated, records counted for 300 ms after it shows; once for the card already at the top of the list, once for one in the middle (which moves to the top).`,
@@ -381,6 +419,7 @@ async function main(): Promise<void> {
     console.log("bench/renderer: 1. markdown…");
     const md = await benchMarkdown(browser);
     console.log(`  8 KB note (${md.bytes} B): median ${ms(md.uncached.p50)} ms, p95 ${ms(md.uncached.p95)} ms; cached ${ms(md.cachedPerCall.p50, 4)} ms/call`);
+    console.log(`  baselines: marked alone ${ms(md.markedOnly.p50)} ms, parse + visit ${md.nodes} nodes ${ms(md.domFloor.p50)} ms (medians)`);
 
     // The Gateway starts only now: its start-up is CPU-heavy and would skew the markdown figures.
     gwP = startHostedGateway();

@@ -5,24 +5,28 @@
 // matches its source (a stale icon); edge anti-aliasing differences are tolerated.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { TRAY_ICON_STATES, trayIconPath } from "../main/electron/tray-icons.ts";
+import { TRAY_ICON_STATES, TRAY_ICON_VARIANTS, trayIconPath } from "../main/electron/tray-icons.ts";
 import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
 import { decodePng, type Rgba } from "../test/unit/png.ts";
 
 const root = join(import.meta.dirname, "..");
 const assets = join(root, "assets");
 
-type Job = { source: string; output: string; size: number };
+/** `invert`: the glyph drawn white instead of black (a CSS invert keeps its alpha exactly). */
+type Job = { source: string; output: string; size: number; invert?: boolean };
 
 const jobs: Job[] = [
-  ...TRAY_ICON_STATES.flatMap((state) => {
-    const source = join(assets, "tray", "src", `${state}.svg`);
-    const output = trayIconPath(assets, state);
-    return [
-      { source, output, size: 18 },
-      { source, output: output.replace(/\.png$/, "@2x.png"), size: 36 },
-    ];
-  }),
+  ...TRAY_ICON_STATES.flatMap((state) =>
+    TRAY_ICON_VARIANTS.flatMap((variant) => {
+      const source = join(assets, "tray", "src", `${state}.svg`);
+      const output = trayIconPath(assets, state, variant);
+      const invert = variant === "White";
+      return [
+        { source, output, size: 18, invert },
+        { source, output: output.replace(/\.png$/, "@2x.png"), size: 36, invert },
+      ];
+    }),
+  ),
   { source: join(assets, "icon.svg"), output: join(assets, "icon.png"), size: 1024 },
 ];
 
@@ -78,7 +82,8 @@ try {
     await page.setViewportSize({ width: job.size, height: job.size });
     // An <img> scales the SVG by its viewBox to exactly size×size CSS pixels (= device pixels).
     const src = `data:image/svg+xml;base64,${readFileSync(job.source).toString("base64")}`;
-    await page.setContent(`<style>html,body{margin:0;background:transparent}img{display:block}</style><img src="${src}" width="${job.size}" height="${job.size}">`);
+    const filter = job.invert ? "filter:invert(1)" : "";
+    await page.setContent(`<style>html,body{margin:0;background:transparent}img{display:block;${filter}}</style><img src="${src}" width="${job.size}" height="${job.size}">`);
     const png = await page.screenshot({ omitBackground: true, clip: { x: 0, y: 0, width: job.size, height: job.size } });
     const name = relative(root, job.output);
     if (!check) {

@@ -1,6 +1,6 @@
 // The Electron entry point: the one main-process file that imports `electron` (and
 // electron-store, which needs it). It only wires the real modules into the shell.
-import { app, BrowserWindow, globalShortcut, ipcMain, Menu, Notification, powerMonitor, protocol, safeStorage, screen, session, shell, Tray } from "electron";
+import { app, BrowserWindow, globalShortcut, ipcMain, Menu, nativeTheme, Notification, powerMonitor, protocol, safeStorage, screen, session, shell, Tray } from "electron";
 import Store from "electron-store";
 import { join } from "node:path";
 import { isSafeExternalUrl } from "../../preload/contract.ts";
@@ -65,6 +65,7 @@ if (!app.requestSingleInstanceLock()) {
       notificationsSupported: () => Notification.isSupported(),
       openExternal,
       powerMonitor,
+      nativeTheme,
       globalShortcut,
       setLoginItem: (openAtLogin) => {
         if (app.isPackaged) app.setLoginItemSettings({ openAtLogin });

@@ -2,7 +2,7 @@
 // popover, the dashboard and Settings windows, notifications, IPC, power events and the
 // login item. Every Electron API arrives through `ShellDeps`, so this file has no
 // `electron` import at run time: app.ts passes the real modules, tests pass a fake.
-import type { BrowserWindowConstructorOptions, GlobalShortcut, IpcMain, NotificationConstructorOptions, PowerMonitor, Screen, WebContents } from "electron";
+import type { BrowserWindowConstructorOptions, GlobalShortcut, IpcMain, NativeTheme, NotificationConstructorOptions, PowerMonitor, Screen, WebContents } from "electron";
 import { join } from "node:path";
 import type { CardRef, Page, Settings } from "../../preload/contract.ts";
 import { createDeskService, type DeskService } from "../core/desk-service.ts";
@@ -20,7 +20,7 @@ import { PageWindowController, type PageWindow } from "./page-window.ts";
 import { PopoverController, type PopoverWindow, type Schedule } from "./popover.ts";
 import { safeStorageFile, type SafeStorageLike } from "./secret-storage.ts";
 import { storeSettingsBackend, storeWindowFrames, type KeyValueStore } from "./store-backend.ts";
-import { trayIconPath } from "./tray-icons.ts";
+import { trayIconPath, trayIconVariant } from "./tray-icons.ts";
 import { TrayController, type TrayDeps } from "./tray.ts";
 import { lockNavigation, secureWebPreferences } from "./window-security.ts";
 
@@ -47,6 +47,8 @@ export type ShellDeps = {
   notificationsSupported: () => boolean;
   openExternal: (url: string) => Promise<void>;
   powerMonitor: Pick<PowerMonitor, "on" | "getSystemIdleTime">;
+  /** The OS appearance: picks the tray glyphs off macOS, where the system does not tint them. */
+  nativeTheme: Pick<NativeTheme, "shouldUseDarkColors" | "on">;
   globalShortcut: Pick<GlobalShortcut, "register" | "unregister">;
   setLoginItem: (openAtLogin: boolean) => void;
   /** Ends the app (Electron's app.quit); the shell has already saved everything. */
@@ -225,7 +227,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
   tray = new TrayController({
     createTray: deps.createTray,
     buildMenu: deps.buildMenu,
-    iconPath: (state) => trayIconPath(deps.assetsDir, state),
+    iconPath: (state) => trayIconPath(deps.assetsDir, state, trayIconVariant(deps.platform, deps.env, deps.nativeTheme.shouldUseDarkColors)),
     platform: deps.platform,
     actions: {
       togglePopover: () => popover.toggle(),
@@ -236,6 +238,8 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
       quit: () => void quit(),
     },
   });
+  // A theme switch can flip a dark panel light (or back): redraw the glyph in the other colour.
+  deps.nativeTheme.on("updated", () => tray.refreshIcon());
 
   let cancelRedraw: (() => void) | null = null;
   let cancelDebounce: (() => void) | null = null;

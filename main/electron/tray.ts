@@ -58,6 +58,7 @@ export class TrayController {
   private readonly tray: TrayLike;
   private readonly deps: TrayDeps;
   private icon: TrayIconState;
+  private iconFile: string;
   private title = "";
   private tooltip = "";
   private menuKey = "";
@@ -68,7 +69,8 @@ export class TrayController {
   constructor(deps: TrayDeps, initial: TrayIconState = "disconnected") {
     this.deps = deps;
     this.icon = initial;
-    this.tray = deps.createTray(deps.iconPath(initial));
+    this.iconFile = deps.iconPath(initial);
+    this.tray = deps.createTray(this.iconFile);
     if (deps.platform !== "linux") {
       // macOS and Windows: left click is the popover, right click the menu.
       this.tray.on("click", () => deps.actions.togglePopover());
@@ -82,7 +84,7 @@ export class TrayController {
     this.current = model;
     if (model.icon !== this.icon) {
       this.icon = model.icon;
-      this.tray.setImage(this.deps.iconPath(model.icon));
+      this.refreshIcon();
     }
     if (model.title !== this.title && this.deps.platform === "darwin") {
       this.title = model.title;
@@ -99,6 +101,14 @@ export class TrayController {
       this.menu = this.deps.buildMenu(menuTemplate(model, this.deps.actions, this.deps.platform));
       if (this.deps.platform === "linux") this.tray.setContextMenu(this.menu);
     }
+  }
+
+  /** Sets the image again if its file changed (the state, or the glyph set for the theme). */
+  refreshIcon(): void {
+    const file = this.deps.iconPath(this.icon);
+    if (file === this.iconFile) return;
+    this.iconFile = file;
+    this.tray.setImage(file);
   }
 
   bounds(): Rect {

@@ -190,6 +190,8 @@ export type FakeElectron = {
   ipc: Map<string, Handler>;
   store: Map<string, unknown>;
   power: Emitter & { idleSeconds: number };
+  /** The OS appearance; `theme.set(dark)` switches it and fires "updated" like Electron. */
+  theme: Emitter & { shouldUseDarkColors: boolean; set(dark: boolean): void };
   shortcuts: Map<string, () => void>;
   takenShortcuts: Set<string>;
   opened: string[];
@@ -208,6 +210,13 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
     ipc: new Map(),
     store: new Map(),
     power: Object.assign(new Emitter(), { idleSeconds: 0 }),
+    theme: Object.assign(new Emitter(), {
+      shouldUseDarkColors: false,
+      set(this: Emitter & { shouldUseDarkColors: boolean }, dark: boolean) {
+        this.shouldUseDarkColors = dark;
+        this.emit("updated");
+      },
+    }),
     shortcuts: new Map(),
     takenShortcuts: new Set(),
     opened: [],
@@ -254,6 +263,12 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
     notificationsSupported: () => true,
     openExternal: async (url) => void f.opened.push(url),
     powerMonitor: { on: (e: string, h: Handler) => f.power.on(e, () => h()), getSystemIdleTime: () => f.power.idleSeconds } as never,
+    nativeTheme: {
+      get shouldUseDarkColors() {
+        return f.theme.shouldUseDarkColors;
+      },
+      on: (e: string, h: Handler) => f.theme.on(e, () => h()),
+    } as never,
     globalShortcut: {
       register: (acc: string, cb: () => void) => {
         if (f.takenShortcuts.has(acc)) return false;

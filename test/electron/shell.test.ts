@@ -227,3 +227,55 @@ describe("dashboard, settings and the app (P3, S3)", () => {
     assert.ok(f.store.get("settings"), "settings saved through electron-store");
   });
 });
+
+describe("tray glyphs and the OS appearance", () => {
+  // Its own shell with no Gateway listening (a closed port); which state the icon shows does
+  // not matter here, only which set of glyphs it comes from.
+  async function shellOn(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, dark: boolean) {
+    const dir = mkdtempSync(join(tmpdir(), "pd-shell-theme-"));
+    const fe = fakeElectron({ dataDir: dir, platform, env: { OPENCLAW_GATEWAY_URL: "ws://127.0.0.1:9", OPENCLAW_GATEWAY_TOKEN: "x".repeat(32), HOME: dir, ...env } });
+    fe.theme.shouldUseDarkColors = dark;
+    const s = await startShell(fe.deps);
+    return { fe, s, stop: async () => { await s.shutdown(); rmSync(dir, { recursive: true, force: true }); } };
+  }
+
+  test("Linux (KDE): black glyphs on a light theme, white after a switch to dark, and back", async () => {
+    const { fe, stop } = await shellOn("linux", { XDG_CURRENT_DESKTOP: "KDE" }, false);
+    try {
+      const t = fe.trays[0]!;
+      assert.match(t.image, /Template\.png$/);
+      fe.theme.set(true);
+      assert.match(t.image, /White\.png$/);
+      const calls = t.calls.setImage;
+      fe.theme.set(true); // "updated" fires for other reasons too: nothing changes, nothing is set
+      assert.equal(t.calls.setImage, calls);
+      fe.theme.set(false);
+      assert.match(t.image, /Template\.png$/);
+    } finally {
+      await stop();
+    }
+  });
+
+  test("GNOME's top bar is dark whatever the theme: white glyphs from the start", async () => {
+    const { fe, stop } = await shellOn("linux", { XDG_CURRENT_DESKTOP: "ubuntu:GNOME" }, false);
+    try {
+      assert.match(fe.trays[0]!.image, /White\.png$/);
+    } finally {
+      await stop();
+    }
+  });
+
+  test("macOS: always the template image, which the system tints; a theme switch sets nothing", async () => {
+    const { fe, stop } = await shellOn("darwin", {}, true);
+    try {
+      const t = fe.trays[0]!;
+      assert.match(t.image, /Template\.png$/);
+      const calls = t.calls.setImage;
+      fe.theme.set(false);
+      assert.equal(t.calls.setImage, calls);
+      assert.match(t.image, /Template\.png$/);
+    } finally {
+      await stop();
+    }
+  });
+});

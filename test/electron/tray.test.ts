@@ -293,6 +293,30 @@ describe("TrayController", () => {
     assert.deepEqual(names(), ["setTitle"]);
   });
 
+  test("refreshIcon sets the image again only when its file changed (a theme switch elsewhere than macOS)", () => {
+    let variant = "Template";
+    const trays: FakeTray[] = [];
+    const controller = new TrayController({
+      createTray: (iconPath) => {
+        const t = new FakeTray(iconPath);
+        trays.push(t);
+        return t as unknown as TrayLike;
+      },
+      buildMenu: (template) => ({ template }) as unknown as Menu,
+      iconPath: (state) => `icons/${state}${variant}.png`,
+      platform: "linux",
+      actions: recordingActions().actions,
+    });
+    const tray = trays[0]!;
+    controller.refreshIcon();
+    assert.deepEqual(tray.calls, [], "same file: nothing set");
+    variant = "White";
+    controller.refreshIcon();
+    assert.deepEqual(tray.calls, [["setImage", "icons/disconnectedWhite.png"]]);
+    controller.render(model());
+    assert.deepEqual(tray.calls.filter((c) => c[0] === "setImage"), [["setImage", "icons/disconnectedWhite.png"], ["setImage", "icons/workingWhite.png"]]);
+  });
+
   test("the menu is rebuilt when a card row, the overflow count or a connection changes", () => {
     const { controller, menus } = setup("darwin");
     const base = model();

@@ -1,11 +1,12 @@
 // The committed tray glyphs: one per tray state, 18 px and @2x, macOS template images
-// (black + alpha only), non-empty and distinct; and the 1024 px app icon.
+// (black + alpha only), non-empty and distinct, each with a white twin for dark panels
+// elsewhere; which set each platform shows; and the 1024 px app icon.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { deflateSync } from "node:zlib";
-import { TRAY_ICON_STATES, trayIconPath } from "../../main/electron/tray-icons.ts";
+import { TRAY_ICON_STATES, trayIconPath, trayIconVariant } from "../../main/electron/tray-icons.ts";
 import { decodePng, type Rgba } from "./png.ts";
 
 const assets = join(import.meta.dirname, "..", "..", "assets");
@@ -100,6 +101,46 @@ for (const state of TRAY_ICON_STATES) {
     }
   });
 }
+
+for (const state of TRAY_ICON_STATES) {
+  for (const [template, size] of [[trayIconPath(assets, state), 18], [at2x(trayIconPath(assets, state)), 36]] as const) {
+    const white = template.replace("Template", "White");
+    test(`${white.slice(assets.length + 1)}: the same glyph in white (same size, same alpha)`, () => {
+      assert.equal(trayIconPath(assets, state, "White"), trayIconPath(assets, state).replace("Template", "White"));
+      const a = load(template), b = load(white);
+      assert.deepEqual({ width: b.width, height: b.height }, { width: size, height: size });
+      let opaque = 0;
+      for (let i = 0; i < b.data.length; i += 4) {
+        assert.ok(Math.abs(a.data[i + 3]! - b.data[i + 3]!) <= 2, `pixel ${i / 4}: alpha ${b.data[i + 3]} vs the template's ${a.data[i + 3]}`);
+        if (b.data[i + 3]! === 0) continue;
+        assert.deepEqual([b.data[i], b.data[i + 1], b.data[i + 2]], [255, 255, 255], `pixel ${i / 4} is not white`);
+        if (b.data[i + 3]! >= 200) opaque++;
+      }
+      assert.ok(opaque >= size, `only ${opaque} opaque pixels`);
+    });
+  }
+}
+
+describe("which glyphs a platform shows", () => {
+  test("macOS: always the template (the system tints it for the menu bar)", () => {
+    assert.equal(trayIconVariant("darwin", {}, false), "Template");
+    assert.equal(trayIconVariant("darwin", { XDG_CURRENT_DESKTOP: "GNOME" }, true), "Template");
+  });
+  test("a dark theme on Linux or Windows: white", () => {
+    assert.equal(trayIconVariant("linux", { XDG_CURRENT_DESKTOP: "KDE" }, true), "White");
+    assert.equal(trayIconVariant("win32", {}, true), "White");
+  });
+  test("a light theme: black, except on the GNOME family, whose top bar stays dark", () => {
+    assert.equal(trayIconVariant("win32", {}, false), "Template");
+    assert.equal(trayIconVariant("linux", { XDG_CURRENT_DESKTOP: "KDE" }, false), "Template");
+    assert.equal(trayIconVariant("linux", {}, false), "Template");
+    for (const desktop of ["GNOME", "ubuntu:GNOME", "Unity", "X-Cinnamon", "Budgie:GNOME", "Pantheon"]) {
+      assert.equal(trayIconVariant("linux", { XDG_CURRENT_DESKTOP: desktop }, false), "White", desktop);
+    }
+    assert.equal(trayIconVariant("linux", { DESKTOP_SESSION: "gnome" }, false), "White");
+    assert.equal(trayIconVariant("linux", { XDG_CURRENT_DESKTOP: "GNOMEish-fork" }, false), "Template", "whole names only");
+  });
+});
 
 test("every state looks different from every other, at both sizes", () => {
   for (const scale of [(p: string) => p, at2x]) {

@@ -1,6 +1,6 @@
 // `node bench/renderer.ts` (the last step of `npm run bench`): the renderer in real Chromium.
 //   1. Markdown: renderNote (renderer/lib/markdown.ts, bundled by Vite as the browser suites do)
-//      on an 8 KB note, in the page, with the 16-entry cache defeated; plus the cached case.
+//      on an 8 KB note, in the page, with the 32-entry cache defeated; plus the cached case.
 //   2. put → visible in the popover page served by the browser host, interleaved ABAB with the
 //      bare-protocol baseline (put → progressCard.changed → progressCard.get), one real Gateway.
 //   3. 50 cards on the popover: mutation records outside the one updated card's <article>.
@@ -163,7 +163,7 @@ async function benchMarkdown(browser: Browser): Promise<MdResult> {
         const markedOnly: number[] = [];
         const domFloor: number[] = [];
         for (let i = 0; i < cfg.iterations; i++) {
-          const text = note(n++); // a new text each time: never in the 16-entry cache
+          const text = note(n++); // a new text each time: never in the 32-entry cache
           let t = performance.now();
           md.renderNote(text);
           uncached.push(performance.now() - t);
@@ -384,7 +384,7 @@ function section(md: MdResult, lat: LatResult, muts: Mutations[], startedAt: Dat
     "",
     ...kinds,
     ...(kinds.length ? [""] : []),
-    `Method. Markdown: \`renderNote\` from \`renderer/lib/markdown.ts\`, bundled by Vite (as \`test/browser/markdown.test.ts\` does) and run in a page behind the app's CSP; a ${md.bytes}-byte note (headings, lists, a table, code, links, a \`<progress>\`), its run number changed every call so the 16-entry cache never hits; ${MD.warmup} warm-up + ${MD.iterations} timed calls, each timed with \`performance.now()\` in the page (resolution there ≈ ${ms(md.resolutionMs, 3)} ms). ` +
+    `Method. Markdown: \`renderNote\` from \`renderer/lib/markdown.ts\`, bundled by Vite (as \`test/browser/markdown.test.ts\` does) and run in a page behind the app's CSP; a ${md.bytes}-byte note (headings, lists, a table, code, links, a \`<progress>\`), its run number changed every call so the 32-entry cache never hits; ${MD.warmup} warm-up + ${MD.iterations} timed calls, each timed with \`performance.now()\` in the page (resolution there ≈ ${ms(md.resolutionMs, 3)} ms). ` +
       `Baselines, interleaved with those calls (each on its own fresh run number): marked alone with its defaults (no raw-HTML handling, no sanitizer), then that HTML parsed into a \`<template>\` and every node visited with a TreeWalker — the least any DOM-based sanitizer must do. ${md.markedOnly.p50 + md.domFloor.p50 > TARGETS.mdMedianMs ? `In this run those two alone take ${ms(md.markedOnly.p50 + md.domFloor.p50)} ms, more than the ${TARGETS.mdMedianMs} ms target: no pipeline of marked and a DOM-based sanitizer can meet it on this machine; the ratio row says what our raw-HTML handling, DOMPurify and the link and progress passes add. ` : ""}` +
       `Latency: the desk core + browser host (\`startTestHost\`) serve the popover to Chromium; a writer bare client puts a new revision and the time runs from just before the put until a MutationObserver in the page sees the new note text in \`article.card[data-key*=…]\` and calls a function exposed with \`page.exposeFunction\` (timed on the Node side, so the CDP hop back is included). ` +
       `Baseline interleaved ABAB on its own session: bare put → \`progressCard.changed\` → \`progressCard.get\` (as bench/run.ts), the page's drawing of that session awaited untimed after each; ${LAT.warmup} warm-up + ${LAT.iterations} timed iterations per side. For reference, the OpenClaw Control UI measured a p95 ratio of ${CONTROL_UI_RATIO} on this kind of machine. ` +

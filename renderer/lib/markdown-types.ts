@@ -17,4 +17,6 @@ export type RenderedNote = {
   progress: NoteProgress | null;
   /** R5: no readable text and no progress bar at all: the card shows "Progress updated". */
   empty: boolean;
+  /** The first block with text, as plain text (at most 200 characters and an ellipsis), for a collapsed note-only card. */
+  line: string | null;
 };

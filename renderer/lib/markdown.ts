@@ -71,8 +71,8 @@ const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", "
 /** The tag name of a raw inline HTML token (marked already matched it as a tag). */
 const TAG_NAME = /^<(\/?)([a-zA-Z][a-zA-Z0-9-]*)/;
 
-/** Notes kept rendered (at most ~8 KB of Markdown and ~20 KB of HTML each). */
-const CACHE_SIZE = 16;
+/** Notes kept rendered (at most ~8 KB of Markdown and ~20 KB of HTML each): a popover's worth. */
+const CACHE_SIZE = 32;
 
 const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
@@ -254,7 +254,26 @@ function setUp(): Pipeline {
 // ---------------------------------------------------------------------------------------
 // Rendering
 
-const EMPTY: RenderedNote = Object.freeze({ html: "", progress: null, empty: true });
+const EMPTY: RenderedNote = Object.freeze({ html: "", progress: null, empty: true, line: null });
+
+/** Blocks that can carry a note's first line, in document order. */
+const LINE_BLOCKS = "p, li, h1, h2, h3, h4, h5, h6, td, th, pre, blockquote";
+const LINE_MAX = 200;
+
+function lineOf(text: string): string | null {
+  const folded = text.replace(/\s+/g, " ").trim();
+  if (folded === "") return null;
+  return folded.length > LINE_MAX ? `${folded.slice(0, LINE_MAX)}…` : folded;
+}
+
+/** The first block with text (read from the tree already built: no second parse). */
+function firstLine(body: Element): string | null {
+  for (const block of body.querySelectorAll(LINE_BLOCKS)) {
+    const line = lineOf(block.textContent ?? "");
+    if (line !== null) return line;
+  }
+  return lineOf(body.textContent ?? "");
+}
 
 function unwrap(element: Element): void {
   const parent = element.parentNode;
@@ -306,7 +325,7 @@ function render(markdown: string, p: Pipeline): RenderedNote {
   const progress = pinFirstProgress(body);
   const readable = READABLE.test(body.textContent ?? "") || body.querySelector("progress") !== null;
   const out = readable ? body.innerHTML.trim() : "";
-  return { html: out, progress, empty: !readable && progress === null };
+  return { html: out, progress, empty: !readable && progress === null, line: readable ? firstLine(body) : null };
 }
 
 /** Plain escaped text, should the Markdown pipeline ever fail: never a crash, never blank. */
@@ -315,7 +334,7 @@ function renderPlain(markdown: string): RenderedNote {
   const p = doc.createElement("p");
   p.textContent = markdown;
   const readable = READABLE.test(markdown);
-  return { html: readable ? p.outerHTML : "", progress: null, empty: !readable };
+  return { html: readable ? p.outerHTML : "", progress: null, empty: !readable, line: readable ? lineOf(markdown) : null };
 }
 
 const cache = new Map<string, RenderedNote>();

@@ -334,12 +334,23 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
         assert.equal(r.html, "", JSON.stringify(md));
       }
       const odd = await strict.page.evaluate(callRenderNoteOnValues, [42, true, {}, ["a"]]);
-      for (const r of odd) assert.deepEqual(r, { html: "", progress: null, empty: true }, "non-strings from the wire are empty, not a crash");
+      for (const r of odd) assert.deepEqual(r, { html: "", progress: null, empty: true, line: null }, "non-strings from the wire are empty, not a crash");
     });
 
     test("R5: a note-only card shows its note", async () => {
       const r = await render("Waiting on **review** from the team.");
-      assert.deepEqual(r, { html: "<p>Waiting on <strong>review</strong> from the team.</p>", progress: null, empty: false });
+      assert.deepEqual(r, { html: "<p>Waiting on <strong>review</strong> from the team.</p>", progress: null, empty: false, line: "Waiting on review from the team." });
+    });
+
+    test("the first line for a collapsed note-only card: the first block with text, plain, at most 200 characters", async () => {
+      assert.equal((await render("<progress value=1 max=2></progress>\n\n## Plan\n\n- one\n- two")).line, "Plan", "the pinned bar is not a line");
+      assert.equal((await render("---\n\n>  quoted   *text*\n> more")).line, "quoted text more");
+      assert.equal((await render("| a | b |\n|---|---|\n| 1 | 2 |")).line, "a");
+      assert.equal((await render("<progress value=1 max=2></progress>")).line, null, "a bar alone has no line");
+      assert.equal((await render("   ")).line, null);
+      const long = await render(`**${"word ".repeat(59)}word**`);
+      assert.equal(long.line, `${"word ".repeat(40).slice(0, 200)}…`);
+      assert.doesNotMatch((await render("Hi <img src=x onerror=alert(1)> there")).line ?? "", /onerror|</, "plain text only");
     });
 
     test("C5: an 8,192-byte note renders completely", async () => {

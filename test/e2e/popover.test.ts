@@ -177,9 +177,11 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
     const { page, context } = await openPage(browser, th.host.url);
     try {
       const key = await agent.createSession();
-      await agent.put(key, { markdown: "Before the outage" });
+      await agent.put(key, { markdown: "## Before the *outage*\n\nAll fine." });
       const c = card(page, key);
       await c.waitFor({ timeout: 15_000 });
+      // A note-only card's header line is the note's first block, as plain text.
+      assert.equal((await c.locator(".sub-text").textContent())?.trim(), "Before the outage");
       await gw.stop("SIGTERM");
       await c.getByText(/Offline — last confirmed \d/).waitFor({ timeout: 15_000 });
       assert.match((await page.textContent("body")) ?? "", /retrying|Retrying|Cannot reach/);

@@ -268,6 +268,9 @@ function lineOf(text: string): string | null {
 
 /** The first block with text (read from the tree already built: no second parse). */
 function firstLine(body: Element): string | null {
+  // Almost always the first block has text: find it without listing every block of the note.
+  const first = lineOf(body.querySelector(LINE_BLOCKS)?.textContent ?? "");
+  if (first !== null) return first;
   for (const block of body.querySelectorAll(LINE_BLOCKS)) {
     const line = lineOf(block.textContent ?? "");
     if (line !== null) return line;

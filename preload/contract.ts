@@ -105,6 +105,38 @@ export class ContractError extends Error {
   readonly code = "BAD_REQUEST";
 }
 
+/** A verb the calling page may not use (it is well-formed, but not this page's to ask). */
+export class ForbiddenError extends Error {
+  readonly code = "FORBIDDEN";
+}
+
+// ——— who may ask: the verbs that reach beyond the app are the Settings page's alone ———
+// Turning on launch-at-login, taking a system-wide key, or pointing the app at another
+// Gateway (with its credentials) outlives the page that asked: a popover or dashboard that
+// rendered something hostile must not be able to do it.
+
+/** Verbs only the Settings page may call. */
+export const SETTINGS_ONLY_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod>(["saveGateway", "removeGateway"]);
+/** Settings only the Settings page may change (updateSettings patches that name them are refused elsewhere). */
+export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyof SettingsPatch>(["launchAtLogin", "popoverShortcut"]);
+
+/**
+ * Why `caller` may not make this call, or null when it may. `args` are the validated
+ * arguments (validateArgs). The one place the rule lives: Electron IPC and the host both
+ * reach it through the desk service.
+ */
+export function forbiddenReason(method: string, args: readonly unknown[], caller: unknown): string | null {
+  if (typeof caller !== "string" || !PAGES.has(caller)) return "the calling page is not known";
+  if (caller === "settings") return null;
+  if (SETTINGS_ONLY_METHODS.has(method as DeskMethod)) return `${method} is only accepted from the Settings page (asked by the ${caller})`;
+  if (method === "updateSettings") {
+    const patch = args[0] as Record<string, unknown>;
+    const keys = Object.keys(patch).filter((k) => SETTINGS_ONLY_KEYS.has(k as keyof SettingsPatch));
+    if (keys.length > 0) return `${keys.join(" and ")} can only be changed from the Settings page (asked by the ${caller})`;
+  }
+  return null;
+}
+
 const isStr = (v: unknown, max = 4096): v is string => typeof v === "string" && v.length <= max;
 const isBool = (v: unknown): v is boolean => typeof v === "boolean";
 

@@ -2,7 +2,7 @@
 // against the core and the settings. Electron's IPC and the browser host both forward
 // here, so the two behave the same. The service decides which Gateways the core uses:
 // the ones in Settings, else the zero-configuration local one (G1).
-import { ContractError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../preload/contract.ts";
+import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../preload/contract.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import type { Discovered } from "./discovery.ts";
 import type { SettingsStore } from "./settings.ts";
@@ -19,7 +19,11 @@ export type DeskServiceOptions = {
 };
 
 export type DeskService = {
-  call(method: string, args: unknown): Promise<unknown>;
+  /**
+   * Runs one verb for a page. `caller` is the page that asked, as the transport knows it
+   * (never as the page says): some verbs are the Settings page's alone (forbiddenReason).
+   */
+  call(method: string, args: unknown, caller: Page): Promise<unknown>;
   subscribe(listener: (event: DeskEvent) => void): () => void;
   /** The Gateways the core should use now. */
   gateways(): GatewayConfig[];
@@ -75,10 +79,12 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
 
   return {
     gateways,
-    async call(method, args) {
+    async call(method, args, caller) {
       const valid = validateArgs(method, args);
       const handler = handlers[method];
       if (!handler) throw new ContractError(`unknown method ${method}`);
+      const forbidden = forbiddenReason(method, valid, caller);
+      if (forbidden !== null) throw new ForbiddenError(`Refused: ${forbidden}.`);
       try {
         return (await handler(...valid)) ?? null;
       } catch (err) {

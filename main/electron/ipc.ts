@@ -1,9 +1,11 @@
 // The contract over Electron IPC: one `handle` per verb, each call checked against the
 // sender (a top-level frame of one of our windows, showing our own origin) and against
 // the contract's argument rules (desk-service), then answered by the same service the
-// browser host uses. Events go only to our windows.
+// browser host uses. The page a call comes from is read from that checked frame's URL,
+// never from anything the page sends: some verbs are the Settings page's alone.
+// Events go only to our windows.
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from "electron";
-import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent } from "../../preload/contract.ts";
+import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type Page } from "../../preload/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { isAppUrl } from "./app-protocol.ts";
 
@@ -15,6 +17,24 @@ export function isTrustedSender(event: SenderEvent, isOurContents: (contents: We
   if (!frame || frame.parent !== null) return false;
   if (!isAppUrl(frame.url)) return false;
   return isOurContents(event.sender);
+}
+
+const PAGE_BY_PATH: Readonly<Record<string, Page>> = {
+  "/": "popover", // app://desk/ serves the popover (page-files)
+  "/popover.html": "popover",
+  "/dashboard.html": "dashboard",
+  "/settings.html": "settings",
+};
+
+/** Which of our pages a trusted frame shows, from its URL's path; null for anything else. */
+export function pageOfSender(event: SenderEvent): Page | null {
+  const url = event.senderFrame?.url;
+  if (!url) return null;
+  try {
+    return PAGE_BY_PATH[new URL(url).pathname] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 export class UntrustedSenderError extends Error {
@@ -39,13 +59,14 @@ function isCardRef(v: unknown): v is CardRef {
 export function registerIpc(opts: IpcOptions): () => void {
   for (const method of DESK_METHODS) {
     opts.ipcMain.handle(channelFor(method), async (event, ...args: unknown[]) => {
-      if (!isTrustedSender(event, opts.isOurContents)) {
+      const caller = isTrustedSender(event, opts.isOurContents) ? pageOfSender(event) : null;
+      if (caller === null) {
         opts.warn?.(`Progress Desk refused "${method}" from an untrusted frame (${event.senderFrame?.url ?? "no frame"}).`);
         throw new UntrustedSenderError("Refused: this frame may not talk to Progress Desk.");
       }
       // Noted before the call: the card changes it causes arrive while it runs.
       if ((method === "dismiss" || method === "refresh") && isCardRef(args[0])) opts.onOwnAction?.(args[0]);
-      return opts.service.call(method, args);
+      return opts.service.call(method, args, caller);
     });
   }
   return () => {

@@ -114,7 +114,8 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         return;
       }
       try {
-        const result = await opts.service.call(msg.method, msg.args ?? []);
+        // Least privilege until each socket knows its page: the Settings-only verbs are refused here.
+        const result = await opts.service.call(msg.method, msg.args ?? [], "popover");
         send({ id, ok: true, result });
       } catch (err) {
         const e = err as { code?: string; message?: string };

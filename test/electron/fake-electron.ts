@@ -198,7 +198,7 @@ export type FakeElectron = {
   loginItem: boolean[];
   warnings: string[];
   quits: number;
-  /** Calls a verb as the page in `win` would (a trusted top frame of our origin by default). */
+  /** Calls a verb as the page in `win` would (by default its top frame, showing the window's page). */
   invoke(win: FakeWindow | FakeWebContents, method: string, args: unknown[], frame?: { url: string; parent: unknown } | null): Promise<unknown>;
 };
 
@@ -285,11 +285,13 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
   };
   return Object.assign(f, {
     deps,
-    invoke(target: FakeWindow | FakeWebContents, method: string, args: unknown[], frame: { url: string; parent: unknown } | null = { url: "app://desk/popover.html", parent: null }) {
+    invoke(target: FakeWindow | FakeWebContents, method: string, args: unknown[], frame?: { url: string; parent: unknown } | null) {
       const h = f.ipc.get(`progress-desk:${method}`);
       if (!h) throw new Error(`no handler for ${method}`);
       const sender = target instanceof FakeWindow ? target.webContents : target;
-      return Promise.resolve(h({ sender, senderFrame: frame }, ...args));
+      // Like Electron: the sender's top frame shows what the window loaded last.
+      const shown = (target instanceof FakeWindow ? target.urls.at(-1) : undefined) ?? "app://desk/popover.html";
+      return Promise.resolve(h({ sender, senderFrame: frame === undefined ? { url: shown, parent: null } : frame }, ...args));
     },
   });
 }

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { IpcMain, WebContents } from "electron";
-import { broadcast, isTrustedSender, registerIpc, UntrustedSenderError, type SenderEvent } from "../../main/electron/ipc.ts";
+import { broadcast, isTrustedSender, pageOfSender, registerIpc, UntrustedSenderError, type SenderEvent } from "../../main/electron/ipc.ts";
 import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type DeskMethod } from "../../preload/contract.ts";
 
 type Handler = (event: SenderEvent, ...args: unknown[]) => unknown;
@@ -78,7 +78,7 @@ describe("isTrustedSender", () => {
   });
 });
 
-type ServiceCall = { method: string; args: unknown };
+type ServiceCall = { method: string; args: unknown; caller?: string };
 
 function setup(result: (method: string, args: unknown) => Promise<unknown> = async (m) => ({ answered: m })) {
   const ipcMain = new FakeIpcMain();
@@ -86,12 +86,14 @@ function setup(result: (method: string, args: unknown) => Promise<unknown> = asy
   const calls: ServiceCall[] = [];
   const ownActions: CardRef[] = [];
   const warnings: string[] = [];
+  const callers: string[] = [];
   const dispose = registerIpc({
     ipcMain: ipcMain as unknown as Pick<IpcMain, "handle" | "removeHandler">,
     service: {
-      call: async (method, args) => {
+      call: async (method, args, caller) => {
         log.push(`call:${method}`);
         calls.push({ method, args });
+        callers.push(caller);
         return result(method, args);
       },
     },
@@ -102,7 +104,7 @@ function setup(result: (method: string, args: unknown) => Promise<unknown> = asy
     },
     warn: (m) => warnings.push(m),
   });
-  return { ipcMain, log, calls, ownActions, warnings, dispose };
+  return { ipcMain, log, calls, callers, ownActions, warnings, dispose };
 }
 
 /** Example arguments for each verb (validation is the service's job; these are just forwarded). */
@@ -234,6 +236,48 @@ describe("registerIpc", () => {
     // A fresh registration on the same ipcMain does not collide.
     registerIpc({ ipcMain: first.ipcMain as unknown as Pick<IpcMain, "handle" | "removeHandler">, service: { call: async () => 1 }, isOurContents });
     assert.equal(first.ipcMain.handlers.size, DESK_METHODS.length);
+  });
+});
+
+describe("the calling page, from the checked frame", () => {
+  test("pageOfSender maps our three pages (and app://desk/, which serves the popover), nothing else", () => {
+    const page = (url: string) => pageOfSender(eventFrom(ours, topFrame(url)));
+    assert.equal(page("app://desk/popover.html"), "popover");
+    assert.equal(page("app://desk/"), "popover");
+    assert.equal(page("app://desk/dashboard.html"), "dashboard");
+    assert.equal(page("app://desk/settings.html"), "settings");
+    assert.equal(page("app://desk/settings.html#card=%7B%7D"), "settings", "the fragment does not matter");
+    assert.equal(page("app://desk/settings.html?x=1"), "settings");
+    for (const url of ["app://desk/Settings.html", "app://desk/settings.htm", "app://desk/x/settings.html", "app://desk/assets/app.js", "not a url"]) {
+      assert.equal(page(url), null, url);
+    }
+    assert.equal(pageOfSender(eventFrom(ours, null)), null);
+  });
+
+  test("each call reaches the service with the page of the frame that sent it", async () => {
+    const { ipcMain, callers } = setup();
+    for (const [url, expected] of [
+      ["app://desk/popover.html", "popover"],
+      ["app://desk/dashboard.html", "dashboard"],
+      ["app://desk/settings.html", "settings"],
+      ["app://desk/", "popover"],
+    ] as const) {
+      await ipcMain.invoke(channelFor("saveGateway"), eventFrom(ours, topFrame(url)), ...ARGS.saveGateway);
+      assert.equal(callers.at(-1), expected, url);
+    }
+  });
+
+  test("a page cannot name itself: arguments claiming to be Settings do not change the caller", async () => {
+    const { ipcMain, callers } = setup();
+    await ipcMain.invoke(channelFor("updateSettings"), trusted(), { launchAtLogin: true }, "settings");
+    assert.deepEqual(callers, ["popover"]);
+  });
+
+  test("a trusted window on a path that is none of our pages is refused before the service", async () => {
+    const { ipcMain, calls, warnings } = setup();
+    await assert.rejects(ipcMain.invoke(channelFor("snapshot"), eventFrom(ours, topFrame("app://desk/assets/app.js"))), UntrustedSenderError);
+    assert.deepEqual(calls, []);
+    assert.equal(warnings.length, 1);
   });
 });
 

@@ -144,7 +144,8 @@ describe("pages over IPC", () => {
   });
 
   test("events reach every open window; a Gateway token saved from Settings never reaches the store, the disk in clear, or a page", async () => {
-    const win = popoverWindow()!;
+    await f.invoke(popoverWindow()!, "openPage", ["settings"]);
+    const win = f.windows.find((w) => w.urls[0]?.startsWith("app://desk/settings.html"))!;
     const sentBefore = win.webContents.sent.length;
     await f.invoke(win, "saveGateway", [{ label: "Work", color: "#0a84ff", url: "ws://127.0.0.1:1", token: "s3cret-token-value" }]);
     await until("settings event", () => win.webContents.sent.slice(sentBefore).some((m) => m.channel === "progress-desk:event" && (m.payload as { type: string }).type === "settings"));

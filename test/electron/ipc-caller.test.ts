@@ -1,0 +1,78 @@
+// Settings-only verbs over Electron IPC, through the real shell wiring (main/electron/shell.ts →
+// ipc.ts → desk service): the page a call comes from is the page its window shows, so the popover
+// and dashboard windows cannot turn on launch-at-login, take a global shortcut or change Gateways;
+// the Settings window can. A FAKE Electron (fake-electron.ts) stands in for windows, IPC, the login
+// item and global shortcuts; the Gateway address is a closed local port (no Gateway is needed).
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { startShell, type Shell } from "../../main/electron/shell.ts";
+import type { Page, Settings } from "../../preload/contract.ts";
+import { fakeElectron, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
+
+let home: string;
+let f: FakeElectron;
+let shell: Shell;
+
+const windowOf = (page: Page): FakeWindow => {
+  const w = f.windows.find((x) => x.urls.at(-1)?.startsWith(`app://desk/${page}.html`));
+  assert.ok(w, `the ${page} window is open`);
+  return w;
+};
+
+const GATEWAY = { label: "Work", color: "#0a84ff", url: "ws://127.0.0.1:9", token: "tok-from-settings" };
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), "pd-ipc-caller-"));
+  f = fakeElectron({ dataDir: home, env: { OPENCLAW_GATEWAY_URL: "ws://127.0.0.1:9", HOME: home } });
+  shell = await startShell(f.deps);
+  for (const page of ["popover", "dashboard", "settings"] as const) await shell.openPage(page);
+});
+
+after(async () => {
+  await shell?.shutdown();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+const forbidden = (err: unknown): boolean => {
+  assert.equal((err as { code?: string }).code, "FORBIDDEN", String(err));
+  assert.match((err as Error).message, /only .*Settings page/);
+  return true;
+};
+
+describe("Settings-only verbs over IPC", () => {
+  test("the popover and dashboard windows are refused launch-at-login, the shortcut and Gateway changes; nothing happens", async () => {
+    for (const page of ["popover", "dashboard"] as const) {
+      const win = windowOf(page);
+      await assert.rejects(f.invoke(win, "updateSettings", [{ launchAtLogin: true }]), forbidden);
+      await assert.rejects(f.invoke(win, "updateSettings", [{ popoverShortcut: "CommandOrControl+Shift+P" }]), forbidden);
+      await assert.rejects(f.invoke(win, "saveGateway", [GATEWAY]), forbidden);
+      await assert.rejects(f.invoke(win, "removeGateway", ["local"]), forbidden);
+      // Its ordinary verbs still work.
+      assert.equal(((await f.invoke(win, "updateSettings", [{ collapseByDefault: page === "popover" }])) as Settings).collapseByDefault, page === "popover");
+    }
+    assert.deepEqual(f.loginItem.filter(Boolean), [], "the login item was never turned on");
+    assert.equal(f.shortcuts.size, 0, "no global shortcut was registered");
+    assert.deepEqual(shell.settings.view().gateways, []);
+  });
+
+  test("a settings.html subframe inside the popover, or a top frame on an unknown page, is refused", async () => {
+    const win = windowOf("popover");
+    await assert.rejects(f.invoke(win, "updateSettings", [{ launchAtLogin: true }], { url: "app://desk/settings.html", parent: { url: "app://desk/popover.html" } }), /Refused/);
+    await assert.rejects(f.invoke(win, "updateSettings", [{ launchAtLogin: true }], { url: "app://desk/other.html", parent: null }), /Refused/);
+    assert.deepEqual(f.loginItem.filter(Boolean), []);
+  });
+
+  test("the Settings window may do all of it", async () => {
+    const win = windowOf("settings");
+    await f.invoke(win, "updateSettings", [{ launchAtLogin: true, popoverShortcut: "CommandOrControl+Shift+P" }]);
+    assert.equal(f.loginItem.at(-1), true);
+    assert.ok(f.shortcuts.has("CommandOrControl+Shift+P"));
+    const saved = (await f.invoke(win, "saveGateway", [GATEWAY])) as Settings;
+    assert.deepEqual(saved.gateways.map((g) => g.label), ["Work"]);
+    const removed = (await f.invoke(win, "removeGateway", [saved.gateways[0]!.id])) as Settings;
+    assert.deepEqual(removed.gateways, []);
+  });
+});

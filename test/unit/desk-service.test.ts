@@ -1,0 +1,117 @@
+// Who may ask (main/core/desk-service.ts, rule in preload/contract.ts): launch-at-login, the global
+// shortcut and Gateway changes are the Settings page's alone; the popover and dashboard are refused
+// with FORBIDDEN and nothing changes. A real core (never started: no connection is made) and a
+// real settings store over a memory backend.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { createDeskService, type DeskService } from "../../main/core/desk-service.ts";
+import { ProgressDesk } from "../../main/core/desk.ts";
+import { discoverGateway } from "../../main/core/discovery.ts";
+import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
+import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
+import { ForbiddenError, type Page, type Settings } from "../../preload/contract.ts";
+
+async function setup(): Promise<{ service: DeskService; settings: SettingsStore }> {
+  const vault = await CredentialVault.open(memoryStorage());
+  const settings = new SettingsStore(memoryBackend(), vault);
+  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
+  const discovered = discoverGateway({ env: {}, explicit: { url: "ws://127.0.0.1:9", token: "t" } });
+  const service = createDeskService({ desk, settings, discovered, openExternal: () => true });
+  return { service, settings };
+}
+
+const GATEWAY = { label: "Work", color: "#ff9f0a", url: "ws://127.0.0.1:9", token: "secret-token" };
+
+function isForbidden(method: string) {
+  return (err: unknown): boolean => {
+    assert.ok(err instanceof ForbiddenError, `${method}: ${String(err)}`);
+    assert.equal(err.code, "FORBIDDEN");
+    assert.match(err.message, /Settings page/);
+    return true;
+  };
+}
+
+const OTHER_PAGES: Page[] = ["popover", "dashboard"];
+
+describe("Settings-only verbs (desk service)", () => {
+  test("saveGateway from the popover or dashboard is refused; nothing is saved", async () => {
+    const { service, settings } = await setup();
+    for (const caller of OTHER_PAGES) {
+      await assert.rejects(service.call("saveGateway", [GATEWAY], caller), isForbidden(`saveGateway/${caller}`));
+    }
+    assert.deepEqual(settings.view().gateways, []);
+  });
+
+  test("removeGateway from the popover or dashboard is refused; the Gateway stays", async () => {
+    const { service, settings } = await setup();
+    const saved = (await service.call("saveGateway", [GATEWAY], "settings")) as Settings;
+    const id = saved.gateways[0]!.id;
+    for (const caller of OTHER_PAGES) {
+      await assert.rejects(service.call("removeGateway", [id], caller), isForbidden(`removeGateway/${caller}`));
+    }
+    assert.deepEqual(settings.view().gateways.map((g) => g.id), [id]);
+  });
+
+  test("an updateSettings patch naming launchAtLogin or popoverShortcut is refused from other pages, whole", async () => {
+    const { service, settings } = await setup();
+    const before = settings.view();
+    const patches = [
+      { launchAtLogin: true },
+      { popoverShortcut: "CommandOrControl+Shift+P" },
+      { popoverShortcut: "" },
+      // The harmless part of a mixed patch is not applied either: the call is refused as a whole.
+      { trayTitle: !before.trayTitle, launchAtLogin: true },
+    ];
+    for (const caller of OTHER_PAGES) {
+      for (const patch of patches) {
+        await assert.rejects(service.call("updateSettings", [patch], caller), isForbidden(`updateSettings ${JSON.stringify(patch)}/${caller}`));
+      }
+    }
+    assert.deepEqual(settings.view(), before);
+  });
+
+  test("the message names what was refused and which page asked", async () => {
+    const { service } = await setup();
+    await assert.rejects(service.call("updateSettings", [{ launchAtLogin: true, popoverShortcut: "Alt+P" }], "dashboard"), {
+      message: "Refused: launchAtLogin and popoverShortcut can only be changed from the Settings page (asked by the dashboard).",
+    });
+    await assert.rejects(service.call("saveGateway", [GATEWAY], "popover"), {
+      message: "Refused: saveGateway is only accepted from the Settings page (asked by the popover).",
+    });
+  });
+
+  test("the Settings page may do all of it", async () => {
+    const { service, settings } = await setup();
+    const saved = (await service.call("saveGateway", [GATEWAY], "settings")) as Settings;
+    assert.equal(saved.gateways.length, 1);
+    assert.equal(saved.gateways[0]!.hasToken, true);
+    const updated = (await service.call("updateSettings", [{ launchAtLogin: true, popoverShortcut: "CommandOrControl+Shift+P" }], "settings")) as Settings;
+    assert.equal(updated.launchAtLogin, true);
+    assert.equal(updated.popoverShortcut, "CommandOrControl+Shift+P");
+    await service.call("removeGateway", [saved.gateways[0]!.id], "settings");
+    assert.deepEqual(settings.view().gateways, []);
+  });
+
+  test("other pages keep every other verb, including ordinary settings", async () => {
+    const { service } = await setup();
+    for (const caller of OTHER_PAGES) {
+      const s = (await service.call("updateSettings", [{ collapseByDefault: caller === "popover", pinned: ["home\u0000k"] }], caller)) as Settings;
+      assert.equal(s.collapseByDefault, caller === "popover");
+      assert.deepEqual(((await service.call("getSettings", [], caller)) as Settings).pinned, ["home\u0000k"]);
+      assert.equal(await service.call("openExternal", ["https://example.com/"], caller), true);
+      assert.equal(typeof (await service.call("snapshot", [], caller)), "object");
+    }
+  });
+
+  test("a caller that is not one of the pages is refused everything (the transport's bug, failed closed)", async () => {
+    const { service } = await setup();
+    for (const caller of ["", "Settings", "settings ", null, undefined]) {
+      await assert.rejects(service.call("snapshot", [], caller as unknown as Page), (err: unknown) => err instanceof ForbiddenError && /not known/.test(err.message));
+    }
+  });
+
+  test("bad arguments are still BAD_REQUEST, checked before the caller", async () => {
+    const { service } = await setup();
+    await assert.rejects(service.call("saveGateway", [{ url: "http://x", label: "x", color: "#000" }], "popover"), { code: "BAD_REQUEST" });
+  });
+});

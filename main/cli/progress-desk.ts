@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { appVersion } from "../core/version.ts";
 import { runHost } from "./host.ts";
+import { checkSecretFlags, readBoundedStream, resolveSecrets, SecretArgError, secretFlagWarnings, type SecretFlags } from "./secret-args.ts";
 import { EXIT, runWatch } from "./watch.ts";
 
 const USAGE = `Usage: progress-desk <command> [options]
@@ -13,15 +14,20 @@ Commands:
             address (with a per-launch secret) as the first line on stdout.
 
 watch options:
-  --json                 One JSON object per line (connection and card changes), for scripts.
-  --url <ws-url>         Gateway URL (default: OPENCLAW_GATEWAY_URL, ~/.openclaw/openclaw.json, ws://127.0.0.1:18789).
-  --token <token>        Gateway token (default: OPENCLAW_GATEWAY_TOKEN or the config file).
-  --password <password>  Gateway password, instead of a token.
-  --setup-code <code>    A setup code from \`openclaw qr\`, instead of a token.
+  --json                    One JSON object per line (connection and card changes), for scripts.
+  --url <ws-url>            Gateway URL (default: OPENCLAW_GATEWAY_URL, ~/.openclaw/openclaw.json, ws://127.0.0.1:18789).
+  --token-file <file>       Read the Gateway token from a file, or from standard input with "-"
+                            (default: OPENCLAW_GATEWAY_TOKEN or the config file).
+  --password-file <file>    Read a Gateway password instead (or set OPENCLAW_GATEWAY_PASSWORD).
+  --setup-code-file <file>  Read a setup code from \`openclaw qr\` instead.
+  --token, --password, --setup-code <value>
+                            The same, given on the command line: other users of this computer can
+                            read them in the process list, so prefer the forms above.
 
 host options:
-  --port <n>             Port on 127.0.0.1 (default or 0: a free one). It never opens a browser.
-  --url, --token, --password as for watch (used for this run instead of Settings).
+  --port <n>                Port on 127.0.0.1 (default or 0: a free one). It never opens a browser.
+  --url, --token-file, --password-file (and --token, --password) as for watch
+                            (used for this run instead of Settings).
 
   --help, --version
 
@@ -39,8 +45,11 @@ async function main(argv: string[]): Promise<number> {
         json: { type: "boolean", default: false },
         url: { type: "string" },
         token: { type: "string" },
+        "token-file": { type: "string" },
         password: { type: "string" },
+        "password-file": { type: "string" },
         "setup-code": { type: "string" },
+        "setup-code-file": { type: "string" },
         port: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", short: "v", default: false },
@@ -64,12 +73,40 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`progress-desk: unknown command "${command}"\n\n${USAGE}`);
     return EXIT.usage;
   }
-  if (values.token && values.password) {
-    process.stderr.write("progress-desk: give --token or --password, not both\n");
+  const secretFlags: SecretFlags = {
+    token: values.token,
+    "token-file": values["token-file"],
+    password: values.password,
+    "password-file": values["password-file"],
+    ...(command === "watch" ? { "setup-code": values["setup-code"], "setup-code-file": values["setup-code-file"] } : {}),
+  };
+  if (command === "host" && (values["setup-code"] !== undefined || values["setup-code-file"] !== undefined)) {
+    process.stderr.write("progress-desk: host takes no setup code; pair with `progress-desk watch --setup-code-file` first\n");
+    return EXIT.usage;
+  }
+  try {
+    checkSecretFlags(secretFlags);
+  } catch (err) {
+    if (!(err instanceof SecretArgError)) throw err;
+    process.stderr.write(`progress-desk: ${err.message}\n`);
     return EXIT.usage;
   }
   if (values.url && !/^wss?:\/\//.test(values.url)) {
     process.stderr.write(`progress-desk: --url must start with ws:// or wss:// (got "${values.url}")\n`);
+    return EXIT.usage;
+  }
+  for (const warning of secretFlagWarnings(secretFlags)) process.stderr.write(`progress-desk: ${warning}\n`);
+  let secrets;
+  try {
+    secrets = await resolveSecrets(secretFlags, {
+      readStdin: () => {
+        if (process.stdin.isTTY) process.stderr.write("progress-desk: reading the secret from standard input; end it with Ctrl-D\n");
+        return readBoundedStream(process.stdin);
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof SecretArgError)) throw err;
+    process.stderr.write(`progress-desk: ${err.message}\n`);
     return EXIT.usage;
   }
   const stopSignal = new Promise<void>((resolve) => {
@@ -86,8 +123,8 @@ async function main(argv: string[]): Promise<number> {
       {
         port,
         ...(values.url ? { url: values.url } : {}),
-        ...(values.token ? { token: values.token } : {}),
-        ...(values.password ? { password: values.password } : {}),
+        ...(secrets.token ? { token: secrets.token } : {}),
+        ...(secrets.password ? { password: secrets.password } : {}),
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env, stopSignal },
     );
@@ -96,9 +133,9 @@ async function main(argv: string[]): Promise<number> {
     {
       json: values.json ?? false,
       ...(values.url ? { url: values.url } : {}),
-      ...(values.token ? { token: values.token } : {}),
-      ...(values.password ? { password: values.password } : {}),
-      ...(values["setup-code"] ? { setupCode: values["setup-code"] } : {}),
+      ...(secrets.token ? { token: secrets.token } : {}),
+      ...(secrets.password ? { password: secrets.password } : {}),
+      ...(secrets.setupCode ? { setupCode: secrets.setupCode } : {}),
     },
     { stdout: process.stdout, stderr: process.stderr, env: process.env, stopSignal },
   );

@@ -11,13 +11,17 @@
 //      escaped like any other text;
 //   3. DOMPurify over the whole result, with an explicit allowlist and per-element
 //      attribute checks in hooks;
-//   4. on the sanitized tree: links with a safe href get rel and data-external, links without
-//      one are unwrapped to their text, the first <progress> is lifted out (R4), emptiness is
-//      decided (R5).
+//   4. on the sanitized tree: links with a safe href get rel, data-external and their
+//      destination, links without one are unwrapped to their text, the first <progress> is
+//      lifted out (R4), emptiness is decided (R5).
 //
 // Links keep `href` only for absolute http, https and mailto URLs (normalised by the URL
 // parser), get rel="noopener noreferrer" and `data-external`; there is no target: the page
-// intercepts clicks and hands the URL to the shell. Images are never loaded: they become
+// intercepts clicks and hands the URL to the shell. A link's text is the note writer's to
+// choose, so before it opens the link says where it goes: a `title` (the tooltip) with the
+// destination host and the full URL, and an `aria-label` of its visible text plus "opens
+// <host>" (the accessible name keeps the visible text, WCAG 2.5.3). The host is the URL
+// parser's ASCII form, so a look-alike Unicode name shows as its xn-- spelling. Images are never loaded: they become
 // their alt text. Both DOMPurify instances are private (DOMPurify(window)), configured once,
 // on first use, so importing this module outside a page (for isSafeLink) does not throw.
 //
@@ -312,13 +316,33 @@ function pinFirstProgress(body: Element): NoteProgress | null {
  */
 function finishLinks(body: Element): void {
   for (const link of Array.from(body.getElementsByTagName("a"))) {
-    if (link.hasAttribute("href")) {
+    const href = link.getAttribute("href");
+    if (href !== null) {
       link.setAttribute("rel", "noopener noreferrer");
       link.setAttribute("data-external", "");
+      labelDestination(link, href);
     } else {
       unwrap(link);
     }
   }
+}
+
+/** Where a (sanitized, absolute) link goes, in a few words: its host, or the address it writes to. */
+function linkDestination(href: string): string {
+  const url = new URL(href);
+  if (url.protocol === "mailto:") {
+    const to = url.pathname.split(",")[0] ?? "";
+    return to === "" ? "an email" : `an email to ${to}`;
+  }
+  return url.host;
+}
+
+function labelDestination(link: Element, href: string): void {
+  const destination = linkDestination(href);
+  const visible = (link.textContent ?? "").replace(/\s+/g, " ").trim();
+  link.setAttribute("title", `Opens ${destination}\n${href}`);
+  // The visible text first: speech and voice control find the link by what is on screen.
+  link.setAttribute("aria-label", visible === "" ? `Link, opens ${destination}` : `${visible} (opens ${destination})`);
 }
 
 function render(markdown: string, p: Pipeline): RenderedNote {

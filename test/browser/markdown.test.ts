@@ -27,7 +27,7 @@ const ALLOWED: Record<string, string[]> = {
   p: [], br: [], hr: [], strong: [], em: [], b: [], i: [], del: [], s: [], code: [], pre: [], blockquote: [],
   ul: [], ol: ["start"], li: [], h1: [], h2: [], h3: [], h4: [], h5: [], h6: [],
   table: [], thead: [], tbody: [], tr: [], th: ["align"], td: ["align"],
-  a: ["href", "rel", "data-external"],
+  a: ["href", "rel", "data-external", "title", "aria-label"],
   progress: ["value", "max", "aria-label"],
 };
 
@@ -35,6 +35,10 @@ const INDEX = (title: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,">` +
   `<script type="module" src="/boot.js"></script></head><body><main></main></body></html>`;
 const BOOT = `import * as markdown from "/markdown.js";\nwindow.__markdown = markdown;\ndocument.documentElement.dataset.ready = "1";\n`;
+
+/** A kept link as the renderer writes it: where it goes in the tooltip and in its accessible name. */
+const link = (href: string, text: string, destination: string): string =>
+  `<a href="${href}" rel="noopener noreferrer" data-external="" title="Opens ${destination}\n${href}" aria-label="${text} (opens ${destination})">${text}</a>`;
 
 type Session = {
   context: BrowserContext;
@@ -222,13 +226,55 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
       const r2 = await render("[docs](HTTPS://Docs.Example/path?q=1#h) <http://x.example> <me@mail.example> www.w.example [m](mailto:a@b.example)");
       assert.equal(
         r2.html,
-        '<p><a href="https://docs.example/path?q=1#h" rel="noopener noreferrer" data-external="">docs</a> ' +
-          '<a href="http://x.example/" rel="noopener noreferrer" data-external="">http://x.example</a> ' +
-          '<a href="mailto:me@mail.example" rel="noopener noreferrer" data-external="">me@mail.example</a> ' +
-          '<a href="http://www.w.example/" rel="noopener noreferrer" data-external="">www.w.example</a> ' +
-          '<a href="mailto:a@b.example" rel="noopener noreferrer" data-external="">m</a></p>',
+        `<p>${link("https://docs.example/path?q=1#h", "docs", "docs.example")} ` +
+          `${link("http://x.example/", "http://x.example", "x.example")} ` +
+          `${link("mailto:me@mail.example", "me@mail.example", "an email to me@mail.example")} ` +
+          `${link("http://www.w.example/", "www.w.example", "www.w.example")} ` +
+          `${link("mailto:a@b.example", "m", "an email to a@b.example")}</p>`,
       );
       assert.doesNotMatch(r2.html, /target=/);
+    });
+
+    test("a link says where it goes before it opens: host and full URL in its tooltip, host in its accessible name", async () => {
+      // The text claims one place, the link goes to another: the tooltip and name tell the truth.
+      const r = await render("Sign in at [https://bank.example/login](https://evil.example:8443/a?b=c).");
+      const [, title, label] = /title="([^"]*)" aria-label="([^"]*)"/.exec(r.html) ?? [];
+      assert.equal(title, "Opens evil.example:8443\nhttps://evil.example:8443/a?b=c");
+      assert.equal(label, "https://bank.example/login (opens evil.example:8443)");
+      // A look-alike Unicode host shows in its ASCII (xn--) form.
+      const homograph = await render("[pay](https://\u0440aypal.example/)");
+      assert.match(homograph.html, /title="Opens xn--aypal-uye\.example\nhttps:\/\/xn--aypal-uye\.example\/"/);
+      assert.match(homograph.html, /aria-label="pay \(opens xn--aypal-uye\.example\)"/);
+      // Markup inside the text: the name is the visible text, whitespace folded; quotes are escaped.
+      const rich = await render('[**Build** `log` "x"](https://ci.example/run/1)');
+      assert.match(rich.html, /aria-label="Build log &quot;x&quot; \(opens ci\.example\)"/);
+      const bare = await render("empty [](https://ci.example/) link");
+      assert.match(bare.html, /aria-label="Link, opens ci\.example"/);
+    });
+
+    test("in the page, the accessible name of a link contains its visible text and its destination (WCAG 2.5.3)", async () => {
+      const r = await render("See [the build log](https://ci.example/run/7) and [**mail** me](mailto:dev@team.example?subject=hi).");
+      await strict.page.evaluate((html) => {
+        const main = document.querySelector("main")!;
+        main.innerHTML = html;
+      }, r.html);
+      try {
+        const links = strict.page.locator("main a");
+        assert.equal(await links.count(), 2);
+        const first = strict.page.getByRole("link", { name: "the build log (opens ci.example)", exact: true });
+        assert.equal(await first.count(), 1, "found by its accessible name");
+        assert.equal(await first.innerText(), "the build log");
+        assert.equal(await first.getAttribute("title"), "Opens ci.example\nhttps://ci.example/run/7");
+        const second = strict.page.getByRole("link", { name: "mail me (opens an email to dev@team.example)", exact: true });
+        assert.equal(await second.count(), 1);
+        assert.equal(await second.innerText(), "mail me");
+        for (const l of await links.all()) {
+          const visible = (await l.innerText()).trim();
+          assert.ok((await l.getAttribute("aria-label"))!.startsWith(visible), "the name starts with the visible text");
+        }
+      } finally {
+        await strict.page.evaluate(() => void (document.querySelector("main")!.innerHTML = ""));
+      }
     });
 
     test("other links drop to their text", async () => {
@@ -254,8 +300,8 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     test("images are never loaded: they become their alt text", async () => {
       const r = await render('![build graph](https://evil.example/g.png) and ![](x.png) and <img src="/y.png" alt="raw alt">');
       assert.equal(r.html, "<p>build graph and  and raw alt</p>");
-      const link = await render("[![logo](https://evil.example/l.png)](https://ok.example/)");
-      assert.equal(link.html, '<p><a href="https://ok.example/" rel="noopener noreferrer" data-external="">logo</a></p>');
+      const linked = await render("[![logo](https://evil.example/l.png)](https://ok.example/)");
+      assert.equal(linked.html, `<p>${link("https://ok.example/", "logo", "ok.example")}</p>`);
     });
 
     test("raw HTML is removed except <progress>; its text stays (R3)", async () => {
@@ -321,7 +367,7 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
       const r = await render(
         "a\u200Bb\u202Ec\uFEFFd\u{E0041}e &#x202E;f&#8203;g &ZeroWidthSpace;h [l\u2062ink](https://ok.example/\u200B) <progress value=1 max=2 aria-label=\"x\u200Fy\"></progress>",
       );
-      assert.equal(r.html, '<p>abcde fg h <a href="https://ok.example/" rel="noopener noreferrer" data-external="">link</a> </p>');
+      assert.equal(r.html, `<p>abcde fg h ${link("https://ok.example/", "link", "ok.example")} </p>`);
       assert.deepEqual(r.progress, { value: 1, max: 2, label: "xy" });
       assert.doesNotMatch(r.html, /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u206A-\u206F\uFEFF]|\uDB40[\uDC00-\uDC7F]/);
     });

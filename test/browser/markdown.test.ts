@@ -18,6 +18,9 @@ import type { HarnessLog } from "./page-harness.ts";
 import { startStaticServer } from "./server.ts";
 import type { StaticServer } from "./server.ts";
 
+// Callbacks passed to page.evaluate run inside the page; the Node-side program has no DOM types.
+declare const document: any;
+
 const ROOT = join(import.meta.dirname, "..", "..");
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'";
 const BATCH = 50;
@@ -254,10 +257,7 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
 
     test("in the page, the accessible name of a link contains its visible text and its destination (WCAG 2.5.3)", async () => {
       const r = await render("See [the build log](https://ci.example/run/7) and [**mail** me](mailto:dev@team.example?subject=hi).");
-      await strict.page.evaluate((html) => {
-        const main = document.querySelector("main")!;
-        main.innerHTML = html;
-      }, r.html);
+      await strict.page.evaluate((html) => void (document.querySelector("main").innerHTML = html), r.html);
       try {
         const links = strict.page.locator("main a");
         assert.equal(await links.count(), 2);
@@ -273,7 +273,7 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
           assert.ok((await l.getAttribute("aria-label"))!.startsWith(visible), "the name starts with the visible text");
         }
       } finally {
-        await strict.page.evaluate(() => void (document.querySelector("main")!.innerHTML = ""));
+        await strict.page.evaluate(() => void (document.querySelector("main").innerHTML = ""));
       }
     });
 

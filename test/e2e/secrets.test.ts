@@ -121,7 +121,7 @@ describe("secrets in the pages (issue 8)", { skip: chromium.ok ? false : chromiu
       await until("saved", () => settings.view().gateways.some((g) => g.hasToken));
       await settings.flush();
       assert.equal(storage.blob, damaged, "the unreadable credentials are still as they were");
-      assert.ok(fallback.blob?.includes("tok-WORK"));
+      assert.ok((fallback.blob as string | null)?.includes("tok-WORK"), "the new token went to the separate file");
     } finally {
       await context.close();
     }

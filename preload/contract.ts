@@ -61,7 +61,10 @@ export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications" 
   };
 };
 
-/** Secrets are write-only: set a string to replace, "" to remove, leave out to keep. */
+/**
+ * Secrets are write-only: set a string to replace, "" to remove, leave out to keep. They are
+ * bound to the URL's origin: a URL on another server drops every one not given again.
+ */
 export type GatewayInput = { id?: string; label: string; color: string; url: string; token?: string; password?: string; setupCode?: string };
 
 export type CardRef = { gatewayId: string; sessionKey: string; agentId: string | null };

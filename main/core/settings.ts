@@ -176,19 +176,16 @@ export class SettingsStore {
     const before = input.id ? this.doc.gateways.find((g) => g.id === input.id) : undefined;
     const id = before ? before.id : `gw-${randomUUID().slice(0, 8)}`;
     const next: StoredGateway = { id, url: input.url.trim(), label: input.label.trim() || new URL(input.url.trim()).host, color: input.color };
-    const incoming = FIELDS.filter((f) => typeof input[f] === "string" && input[f].trim() !== "");
     // Checked before anything changes: a refused save leaves memory and disk as they were.
-    if (incoming.length > 0 && this.vault.protection === "unavailable") throw new Error(SECRET_NOT_SAVED);
+    if (FIELDS.some((f) => input[f]?.trim()) && this.vault.protection === "unavailable") throw new Error(SECRET_NOT_SAVED);
     const gateways = before ? this.doc.gateways.map((g) => (g.id === id ? next : g)) : [...this.doc.gateways, next];
     const moved = before !== undefined && gatewayOrigin(before.url) !== origin;
     for (const field of FIELDS) {
       const value = input[field];
-      // Another server: every secret saved for the old one goes, unless replaced in this call.
-      if (moved || value === "") this.deleteSecrets(id, field);
-      if (value !== undefined && value.trim() !== "") {
-        this.deleteSecrets(id, field);
-        this.vault.set(secretKey(id, field, origin), value.trim());
-      }
+      // "" forgets, a value replaces, and on another server every secret saved for the old
+      // one goes unless a new one comes in this call.
+      if (moved || value !== undefined) this.deleteSecrets(id, field);
+      if (value?.trim()) this.vault.set(secretKey(id, field, origin), value.trim());
     }
     if (before && before.url !== next.url) this.forgetDeviceTokens(before.url, gateways);
     return this.commit(normalizeSettings({ ...this.doc, gateways }));

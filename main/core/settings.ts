@@ -175,7 +175,8 @@ export class SettingsStore {
     const origin = originOrThrow(input.url);
     const before = input.id ? this.doc.gateways.find((g) => g.id === input.id) : undefined;
     const id = before ? before.id : `gw-${randomUUID().slice(0, 8)}`;
-    const next: StoredGateway = { id, url: input.url.trim(), label: input.label.trim() || new URL(input.url.trim()).host, color: input.color };
+    const url = input.url.trim();
+    const next: StoredGateway = { id, url, label: input.label.trim() || new URL(url).host, color: input.color };
     // Checked before anything changes: a refused save leaves memory and disk as they were.
     if (FIELDS.some((f) => input[f]?.trim()) && this.vault.protection === "unavailable") throw new Error(SECRET_NOT_SAVED);
     const gateways = before ? this.doc.gateways.map((g) => (g.id === id ? next : g)) : [...this.doc.gateways, next];

@@ -186,7 +186,9 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
     icon,
     badge,
     title,
-    tooltip: keychainDown ? `Progress Desk — ${KEYCHAIN_UNAVAILABLE}` : tooltipFor(icon, { working: working.length + cardless.length, ready: ready.length, asking: asking.length + needPerson.length + stalled.length, down: down.map((g) => g.label) }),
+    tooltip: keychainDown
+      ? `Progress Desk — ${KEYCHAIN_UNAVAILABLE}`
+      : tooltipFor(icon, { working: working.length + cardless.length, ready: ready.length, asking: asking.length + needPerson.length + stalled.length, down: down.map((g) => g.label) }),
     cards: rows,
     moreCards: Math.max(0, cards.length - MENU_MAX_CARDS),
     connections: gateways.map((g) => ({

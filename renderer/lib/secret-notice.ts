@@ -22,10 +22,15 @@ export function secretsToForget(saved: GatewaySettingsView | null, nextUrl: stri
 }
 
 /** "The saved token will be forgotten: …", or null when Save keeps every saved secret. */
-export function forgottenSecretsNotice(saved: GatewaySettingsView | null, nextUrl: string, keeping: Record<SecretName, boolean>): string | null {
+export function forgottenSecretsNotice(
+  saved: GatewaySettingsView | null,
+  nextUrl: string,
+  keeping: Record<SecretName, boolean>,
+): string | null {
   const names = secretsToForget(saved, nextUrl, keeping);
   if (names.length === 0 || !saved) return null;
   const what = `The saved ${list(names.map((n) => WORDS[n]))} will be forgotten`;
-  const again = names.length === 1 ? "it" : "them";
-  return `${what}: ${gatewayOrigin(nextUrl)} is another server than ${gatewayOrigin(saved.url)}, so Progress Desk won't send ${again} there. Enter ${again} again if that server needs ${again}.`;
+  const it = names.length === 1 ? "it" : "them";
+  const where = `${gatewayOrigin(nextUrl)} is another server than ${gatewayOrigin(saved.url)}`;
+  return `${what}: ${where}, so Progress Desk won't send ${it} there. Enter ${it} again if that server needs ${it}.`;
 }

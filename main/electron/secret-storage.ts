@@ -53,7 +53,10 @@ function plainEnvelopeFile(path: string): SecretStorage {
 export async function safeStorageFile(path: string, safe: SafeStorageLike, platform: NodeJS.Platform, warn: (message: string) => void): Promise<SecretStorage> {
   const file = fileStorage(path, { fallback: false });
   const protectedHere = await osProtection(safe, platform);
-  if (!protectedHere) warn(UNPROTECTED_WARNING);
+  // Where an encrypted file waits for a keychain that is gone, nothing is written in clear:
+  // read() says that instead.
+  const waiting = !protectedHere && parseEnvelope((await file.read().catch(() => null)) ?? "")?.format === "safeStorage";
+  if (!protectedHere && !waiting) warn(UNPROTECTED_WARNING);
   const unreadable = (why: string): Error => {
     warn(`Progress Desk can't read its saved credentials (${why}). They are kept as they are; nothing is written over them.`);
     return new Error(why);

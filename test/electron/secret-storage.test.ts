@@ -278,6 +278,7 @@ describe("CredentialVault over safeStorageFile", () => {
       assert.deepEqual(await readFile(path), bytes, "byte for byte");
       assert.deepEqual(await readdir(dirname(path)), ["credentials.json"], "no other file either");
       assert.ok(warnings.some((w) => /nothing is written over them/.test(w)));
+      assert.equal(warnings.includes(UNPROTECTED_WARNING), false, "no claim that tokens are being kept unencrypted");
 
       // The person chose unencrypted storage: a separate 0600 file, the encrypted one still intact.
       second.allowUnprotected();

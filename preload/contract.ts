@@ -4,9 +4,10 @@
 // Gateway settings come back with `hasToken`-style flags only.
 import type { ActivityMode } from "../main/core/activity.ts";
 import type { DismissResult } from "../main/core/actions.ts";
+import type { CredentialStorage } from "../main/core/credential-storage.ts";
 import type { DeskChange, DeskSnapshot, RefreshState } from "../main/core/types.ts";
 
-export type { ActivityMode, DismissResult };
+export type { ActivityMode, CredentialStorage, DismissResult };
 
 
 export type Milestone = "newCard" | "stepCompleted" | "allCompleted" | "pausedOrBlocked" | "refreshFailed" | "noProgress";
@@ -39,14 +40,19 @@ export type Settings = {
   /** The no-progress detector: an observation beside the card, never a change to it. */
   detector: { enabled: boolean; pollingRepeats: number; silentMinutes: number };
   gateways: GatewaySettingsView[];
-  /** How saved credentials are protected: the OS keychain, or only a 0600 file (warn). */
-  credentialStorage: "os-keychain" | "file";
+  /**
+   * How saved credentials are kept: the OS keychain, only a 0600 file (warn), or
+   * "unavailable": saved ones can't be read now and are kept untouched (say so, loudly).
+   */
+  credentialStorage: CredentialStorage;
   /** Cards the person pinned to the dashboard (P3), as `gatewayId\u0000sessionKey`. */
   pinned: string[];
 };
 
 /** What a page may change; Gateways go through saveGateway/removeGateway. */
 export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications" | "credentialStorage" | "activity" | "detector">> & {
+  /** The person's explicit choice to keep new secrets unencrypted while the keychain is unavailable. */
+  credentialStorage?: "file";
   activity?: Partial<Settings["activity"]>;
   detector?: Partial<Settings["detector"]>;
   notifications?: Partial<Omit<Settings["notifications"], "milestones" | "quietHours">> & {
@@ -55,7 +61,10 @@ export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications" 
   };
 };
 
-/** Secrets are write-only: set a string to replace, "" to remove, leave out to keep. */
+/**
+ * Secrets are write-only: set a string to replace, "" to remove, leave out to keep. They are
+ * bound to the URL's origin: a URL on another server drops every one not given again.
+ */
 export type GatewayInput = { id?: string; label: string; color: string; url: string; token?: string; password?: string; setupCode?: string };
 
 export type CardRef = { gatewayId: string; sessionKey: string; agentId: string | null };

@@ -221,7 +221,7 @@ export class ProgressDesk {
   }
 
   snapshot(): DeskSnapshot {
-    return { gateways: [...this.members.values()].map((m) => this.gatewaySnapshot(m)) };
+    return { gateways: [...this.members.values()].map((m) => this.gatewaySnapshot(m)), credentials: this.opts.vault.protection };
   }
 
   gatewayIds(): string[] {

@@ -1,12 +1,19 @@
 // Local settings (S1–S3) and the Gateway list (G5). Plain values live in a JSON document
 // (a file headless, electron-store in Electron); Gateway secrets live in the vault only.
 // Pages get `Settings` with hasToken-style flags, never a secret.
+//
+// A Gateway secret is bound to the origin it was saved for (its vault name carries it), so
+// a URL that points elsewhere finds no secret to send, even if deleting the old one could
+// not be written (a locked keychain). Saving a new origin also drops the old secrets and
+// the device tokens the official client keeps under the old URL.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { GatewayInput, GatewaySettingsView, Milestone, Settings, SettingsPatch } from "../../preload/contract.ts";
+import { SECRET_NOT_SAVED } from "./credential-storage.ts";
 import type { GatewayConfig } from "./desk.ts";
+import { gatewayOrigin } from "./gateway-origin.ts";
 import type { CredentialVault } from "./vault.ts";
 
 export type StoredGateway = { id: string; label: string; color: string; url: string };
@@ -100,7 +107,21 @@ export function normalizeSettings(raw: unknown): Document {
 }
 
 const SECRET_FIELDS = { token: "token", password: "password", setupCode: "setup-code" } as const;
-const secretKey = (gatewayId: string, field: keyof typeof SECRET_FIELDS): string => `gateway-${SECRET_FIELDS[field]}|${gatewayId}`;
+type SecretField = keyof typeof SECRET_FIELDS;
+const FIELDS = Object.keys(SECRET_FIELDS) as SecretField[];
+/** Every secret of a Gateway, whatever origin it was saved for. */
+const secretPrefix = (gatewayId: string, field: SecretField): string => `gateway-${SECRET_FIELDS[field]}|${encodeURIComponent(gatewayId)}|`;
+const secretKey = (gatewayId: string, field: SecretField, origin: string): string => `${secretPrefix(gatewayId, field)}${origin}`;
+/** Saved before secrets were bound to an origin: bound to the Gateway's address on first load. */
+const legacyKey = (gatewayId: string, field: SecretField): string => `gateway-${SECRET_FIELDS[field]}|${gatewayId}`;
+/** How the official client names device tokens in the vault (connection.ts): by exact URL. */
+const deviceTokenPrefix = (url: string): string => `device-token|${url}|`;
+
+function originOrThrow(url: string): string {
+  const origin = gatewayOrigin(url);
+  if (!origin) throw new Error(`"${url.slice(0, 200)}" is not a Gateway address: use ws://host:port or wss://host.`);
+  return origin;
+}
 
 export class SettingsStore {
   private doc: Document;
@@ -113,6 +134,7 @@ export class SettingsStore {
     this.backend = backend;
     this.vault = vault;
     this.doc = normalizeSettings(backend.read());
+    this.bindLegacySecrets();
   }
 
   view(): Settings {
@@ -127,6 +149,11 @@ export class SettingsStore {
   update(patch: SettingsPatch): Settings {
     if (typeof patch.popoverShortcut === "string" && patch.popoverShortcut !== "" && !isAccelerator(patch.popoverShortcut)) {
       throw new Error(`"${patch.popoverShortcut.slice(0, 64)}" is not a shortcut Progress Desk can use: combine a modifier and a key, e.g. CommandOrControl+Shift+P.`);
+    }
+    // The person's explicit choice to keep new secrets unencrypted while the keychain can't be read.
+    if (patch.credentialStorage !== undefined) {
+      if (patch.credentialStorage !== "file") throw new Error(`credentialStorage can only be set to "file" (keep new secrets unencrypted).`);
+      this.vault.allowUnprotected();
     }
     const merged = {
       ...this.doc,
@@ -145,30 +172,41 @@ export class SettingsStore {
   }
 
   saveGateway(input: GatewayInput): Settings {
-    const id = input.id && this.doc.gateways.some((g) => g.id === input.id) ? input.id : `gw-${randomUUID().slice(0, 8)}`;
-    const next: StoredGateway = { id, url: input.url.trim(), label: input.label.trim() || new URL(input.url).host, color: input.color };
-    const gateways = this.doc.gateways.some((g) => g.id === id) ? this.doc.gateways.map((g) => (g.id === id ? next : g)) : [...this.doc.gateways, next];
-    for (const field of Object.keys(SECRET_FIELDS) as (keyof typeof SECRET_FIELDS)[]) {
+    const origin = originOrThrow(input.url);
+    const before = input.id ? this.doc.gateways.find((g) => g.id === input.id) : undefined;
+    const id = before ? before.id : `gw-${randomUUID().slice(0, 8)}`;
+    const url = input.url.trim();
+    const next: StoredGateway = { id, url, label: input.label.trim() || new URL(url).host, color: input.color };
+    // Checked before anything changes: a refused save leaves memory and disk as they were.
+    if (FIELDS.some((f) => input[f]?.trim()) && this.vault.protection === "unavailable") throw new Error(SECRET_NOT_SAVED);
+    const gateways = before ? this.doc.gateways.map((g) => (g.id === id ? next : g)) : [...this.doc.gateways, next];
+    const moved = before !== undefined && gatewayOrigin(before.url) !== origin;
+    for (const field of FIELDS) {
       const value = input[field];
-      if (value === undefined) continue;
-      if (value === "") this.vault.delete(secretKey(id, field));
-      else this.vault.set(secretKey(id, field), value.trim());
+      // "" forgets, a value replaces, and on another server every secret saved for the old
+      // one goes unless a new one comes in this call.
+      if (moved || value !== undefined) this.deleteSecrets(id, field);
+      if (value?.trim()) this.vault.set(secretKey(id, field, origin), value.trim());
     }
+    if (before && before.url !== next.url) this.forgetDeviceTokens(before.url, gateways);
     return this.commit(normalizeSettings({ ...this.doc, gateways }));
   }
 
   removeGateway(id: string): Settings {
-    for (const field of Object.keys(SECRET_FIELDS) as (keyof typeof SECRET_FIELDS)[]) this.vault.delete(secretKey(id, field));
-    return this.commit(normalizeSettings({ ...this.doc, gateways: this.doc.gateways.filter((g) => g.id !== id), pinned: this.doc.pinned.filter((p) => !p.startsWith(`${id}\u0000`)) }));
+    const gone = this.doc.gateways.find((g) => g.id === id);
+    for (const field of FIELDS) this.deleteSecrets(id, field);
+    const gateways = this.doc.gateways.filter((g) => g.id !== id);
+    if (gone) this.forgetDeviceTokens(gone.url, gateways);
+    return this.commit(normalizeSettings({ ...this.doc, gateways, pinned: this.doc.pinned.filter((p) => !p.startsWith(`${id}\u0000`)) }));
   }
 
   /** The Gateways to connect to, with their secrets, for the core (never for a page). */
   gatewayConfigs(): GatewayConfig[] {
     return this.doc.gateways.map((g) => {
       const c: GatewayConfig = { id: g.id, label: g.label, color: g.color, url: g.url };
-      const token = this.vault.get(secretKey(g.id, "token"));
-      const password = this.vault.get(secretKey(g.id, "password"));
-      const setup = this.vault.get(secretKey(g.id, "setupCode"));
+      const token = this.secret(g, "token");
+      const password = this.secret(g, "password");
+      const setup = this.secret(g, "setupCode");
       if (token) c.token = token;
       if (password) c.password = password;
       if (setup) c.bootstrapToken = setup;
@@ -182,12 +220,44 @@ export class SettingsStore {
     await this.vault.flush();
   }
 
+  /** A secret only for the origin it was saved for: a Gateway now pointing elsewhere has none. */
+  private secret(g: StoredGateway, field: SecretField): string | null {
+    const origin = gatewayOrigin(g.url);
+    return origin ? this.vault.get(secretKey(g.id, field, origin)) : null;
+  }
+
+  private deleteSecrets(id: string, field: SecretField): void {
+    const prefix = secretPrefix(id, field);
+    for (const name of this.vault.names()) if (name.startsWith(prefix)) this.vault.delete(name);
+    this.vault.delete(legacyKey(id, field));
+  }
+
+  /** Device tokens the client saved for `url`, unless another Gateway still uses that address. */
+  private forgetDeviceTokens(url: string, remaining: StoredGateway[]): void {
+    if (remaining.some((g) => g.url === url)) return;
+    const prefix = deviceTokenPrefix(url);
+    for (const name of this.vault.names()) if (name.startsWith(prefix)) this.vault.delete(name);
+  }
+
+  /** Secrets saved before origin binding belong to the address the Gateway has now. */
+  private bindLegacySecrets(): void {
+    for (const g of this.doc.gateways) {
+      const origin = gatewayOrigin(g.url);
+      for (const field of FIELDS) {
+        const value = this.vault.get(legacyKey(g.id, field));
+        if (value === null) continue;
+        if (origin && this.vault.get(secretKey(g.id, field, origin)) === null) this.vault.set(secretKey(g.id, field, origin), value);
+        this.vault.delete(legacyKey(g.id, field));
+      }
+    }
+  }
+
   private gatewayView(g: StoredGateway): GatewaySettingsView {
     return {
       ...g,
-      hasToken: this.vault.get(secretKey(g.id, "token")) !== null,
-      hasPassword: this.vault.get(secretKey(g.id, "password")) !== null,
-      hasSetupCode: this.vault.get(secretKey(g.id, "setupCode")) !== null,
+      hasToken: this.secret(g, "token") !== null,
+      hasPassword: this.secret(g, "password") !== null,
+      hasSetupCode: this.secret(g, "setupCode") !== null,
     };
   }
 

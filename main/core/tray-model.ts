@@ -2,7 +2,9 @@
 // short title for the focused card, and the menu rows. Pure: the Electron tray only
 // draws what this returns, so the rules live here and are unit-tested.
 //
-// Icon priority: disconnected (nothing reachable) > attention > ready > working > idle.
+// Icon priority: keychain unavailable > disconnected (nothing reachable) > attention > ready
+// > working > idle. Saved secrets the keychain won't give back are the likely cause of every
+// sign-in failing, and only the person can fix it, so that asks first.
 // - attention: a paused, failed or unreadable card, a flagged one (a notification the OS
 //   refused, N7, or a stall), or a Gateway that needs the person (pairing, auth, update);
 // - ready: finished work the person has not seen yet;
@@ -11,6 +13,7 @@
 // Only what asks for action is counted in the badge. A passing disconnect shows only
 // after it has lasted `disconnectDebounceMs`; pairing and auth failures show at once.
 import type { CardRef } from "../../preload/contract.ts";
+import { KEYCHAIN_UNAVAILABLE } from "./credential-storage.ts";
 import { cardKeyOf, noteLine, visibleCards } from "./glance.ts";
 import { truncate } from "./truncate.ts";
 import type { CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "./types.ts";
@@ -151,16 +154,19 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
   const working = cards.filter((c) => c.working);
 
   const allDown = gateways.length > 0 && down.length === gateways.length;
-  const icon: TrayIconState = allDown
-    ? "disconnected"
-    : asking.length > 0 || needPerson.length > 0 || stalled.length > 0
-      ? "attention"
-      : ready.length > 0
-        ? "ready"
-        : working.length > 0 || live.length > 0
-          ? "working"
-          : "idle";
-  const badge = needPerson.length + (allDown ? 0 : asking.length + stalled.length);
+  const keychainDown = snapshot.credentials === "unavailable";
+  const icon: TrayIconState = keychainDown
+    ? "attention"
+    : allDown
+      ? "disconnected"
+      : asking.length > 0 || needPerson.length > 0 || stalled.length > 0
+        ? "attention"
+        : ready.length > 0
+          ? "ready"
+          : working.length > 0 || live.length > 0
+            ? "working"
+            : "idle";
+  const badge = (keychainDown ? 1 : 0) + needPerson.length + (allDown ? 0 : asking.length + stalled.length);
 
   // The title follows work in progress first (a card, else a live run's current tool, so
   // the menu bar is never blank during real work), then what asks, then what finished.
@@ -180,7 +186,9 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
     icon,
     badge,
     title,
-    tooltip: tooltipFor(icon, { working: working.length + cardless.length, ready: ready.length, asking: asking.length + needPerson.length + stalled.length, down: down.map((g) => g.label) }),
+    tooltip: keychainDown
+      ? `Progress Desk — ${KEYCHAIN_UNAVAILABLE}`
+      : tooltipFor(icon, { working: working.length + cardless.length, ready: ready.length, asking: asking.length + needPerson.length + stalled.length, down: down.map((g) => g.label) }),
     cards: rows,
     moreCards: Math.max(0, cards.length - MENU_MAX_CARDS),
     connections: gateways.map((g) => ({

@@ -1,5 +1,6 @@
 // The core's data model: what the Gateway sends (cards, session rows) and what every
 // surface (Electron, browser host, `watch`) reads (snapshot + change stream).
+import type { CredentialStorage } from "./credential-storage.ts";
 import type { SessionActivity } from "./activity.ts";
 import type { BoardsState } from "./boards.ts";
 
@@ -129,7 +130,11 @@ export type GatewaySnapshot = {
   activity: SessionActivity[];
 };
 
-export type DeskSnapshot = { gateways: GatewaySnapshot[] };
+export type DeskSnapshot = {
+  gateways: GatewaySnapshot[];
+  /** How saved credentials are kept; "unavailable" asks the person to look (the tray). */
+  credentials?: CredentialStorage;
+};
 
 export type DeskChange =
   | { type: "connection"; gatewayId: string; connection: ConnectionState }

@@ -1,11 +1,13 @@
-// G2: a Gateway's connection state as a banner that says what to do. Pure.
+// G2: a Gateway's connection state as a banner that says what to do. Pure. Also the one
+// banner that is not about a single Gateway: saved secrets the keychain won't give back.
+import { KEYCHAIN_UNAVAILABLE, KEYCHAIN_UNAVAILABLE_ADVICE, type CredentialStorage } from "../../main/core/credential-storage.ts";
 import type { ConnectionState } from "../../main/core/types.ts";
 
 export type BannerTone = "info" | "warn" | "error";
 export type BannerAction = "retry" | "settings";
 
 export type Banner = {
-  kind: ConnectionState["state"] | "limited";
+  kind: ConnectionState["state"] | "limited" | "keychain_unavailable";
   tone: BannerTone;
   title: string;
   /** Offline: "retrying in N s", shown after the title (kept out of live announcements). */
@@ -131,6 +133,23 @@ export function connectionBanner(label: string, state: ConnectionState, now: num
         urgent: true,
       };
   }
+}
+
+/** The keychain banner, shown above every Gateway's (null unless saved secrets can't be read). */
+export function credentialBanner(storage: CredentialStorage | null | undefined): Banner | null {
+  if (storage !== "unavailable") return null;
+  return {
+    kind: "keychain_unavailable",
+    tone: "error",
+    title: KEYCHAIN_UNAVAILABLE,
+    countdown: null,
+    detail: segments(KEYCHAIN_UNAVAILABLE_ADVICE),
+    retryAt: null,
+    requestId: null,
+    command: null,
+    actions: ["settings"],
+    urgent: true,
+  };
 }
 
 /** One short word for lists (Settings, dashboard). */

@@ -153,31 +153,35 @@ describe("safeStorageFile with OS protection", () => {
     assert.equal(safe.encrypts, 2);
   });
 
-  test("a damaged file reads as nothing (the device pairs again)", async () => {
+  test("a damaged file cannot be read: read() throws, and the file is left as it is", async () => {
     const safe = new FakeSafeStorage();
     const warnings: string[] = [];
     const storage = await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m));
     await storage.write("x");
     for (const text of ["{not json", "", "null", "42", '"text"', "[]", '{"format":"other","data":"eA=="}', '{"format":"safeStorage","data":5}', '{"format":"plain","data":null}', '{"data":"eA=="}']) {
       await writeFile(path, text);
-      assert.equal(await storage.read(), null, text);
+      await assert.rejects(storage.read(), /damaged/, text);
+      assert.equal(await readFile(path, "utf8"), text);
     }
     assert.equal(safe.decrypts, 0, "nothing undecodable was handed to safeStorage");
-    assert.deepEqual(warnings, []);
+    assert.equal(warnings.length, 10);
+    assert.match(warnings[0]!, /kept as they are; nothing is written over them/);
   });
 
-  test("a blob safeStorage cannot decrypt warns and reads as nothing", async () => {
+  test("a blob safeStorage cannot decrypt: read() throws and warns", async () => {
     const safe = new FakeSafeStorage();
     const warnings: string[] = [];
     const storage = await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m));
     await storage.write(SECRET);
     safe.failDecrypt = "keychain access denied";
-    assert.equal(await storage.read(), null);
-    assert.deepEqual(warnings, ["Progress Desk could not decrypt its saved credentials (keychain access denied); this device will pair again."]);
+    await assert.rejects(storage.read(), /could not decrypt them: keychain access denied/);
+    assert.deepEqual(warnings, [
+      "Progress Desk can't read its saved credentials (the system keychain could not decrypt them: keychain access denied). They are kept as they are; nothing is written over them.",
+    ]);
     // Ciphertext that is not ours at all fails the same way.
     safe.failDecrypt = null;
     await writeFile(path, JSON.stringify({ format: "safeStorage", data: Buffer.from("garbage").toString("base64") }));
-    assert.equal(await storage.read(), null);
+    await assert.rejects(storage.read());
     assert.equal(warnings.length, 2);
   });
 });
@@ -212,13 +216,13 @@ describe("safeStorageFile without OS protection", () => {
     assert.match(UNPROTECTED_WARNING, /only you can read/);
   });
 
-  test("an encrypted envelope cannot be read without protection: nothing, and no decrypt attempt", async () => {
+  test("an encrypted envelope cannot be read without protection: read() throws, with no decrypt attempt", async () => {
     const safe = new FakeSafeStorage();
     const writer = await safeStorageFile(path, asSafe(safe), "linux", () => undefined);
     await writer.write(SECRET);
     safe.backend = "basic_text";
     const storage = await safeStorageFile(path, asSafe(safe), "linux", () => undefined);
-    assert.equal(await storage.read(), null);
+    await assert.rejects(storage.read(), /keychain is not available/);
     assert.equal(safe.decrypts, 0);
   });
 });
@@ -244,20 +248,68 @@ describe("CredentialVault over safeStorageFile", () => {
     assert.equal(reopened.get("gateway-password:work"), null);
   });
 
-  test("a vault over an undecryptable file opens empty and can be written again", async () => {
+  // Issue 8, finding 3: launch 1 encrypts; launch 2 finds the keychain gone (or refusing,
+  // or the file damaged). Nothing may be lost: the file stays byte for byte.
+  const launch2Faults: [string, (safe: FakeSafeStorage) => Promise<void> | void][] = [
+    ["encryption unavailable", (safe) => void (safe.available = false)],
+    ["decryption throws", (safe) => void (safe.failDecrypt = "The user name or passphrase you entered is not correct.")],
+    ["the file is corrupted", async () => writeFile(path, (await readFile(path, "utf8")).slice(0, 40))],
+  ];
+  for (const [label, fault] of launch2Faults) {
+    test(`keychain lost between launches (${label}): the file is never overwritten or downgraded; the vault says unavailable`, async () => {
+      const safe = new FakeSafeStorage();
+      const first = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", () => undefined));
+      first.set("gateway-token|home|wss://home.example", "tok-PLAINTEXT-123");
+      first.deviceIdentity();
+      await first.flush();
+      await fault(safe);
+      const bytes = await readFile(path);
+
+      const warnings: string[] = [];
+      const second = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m)));
+      assert.equal(second.protection, "unavailable");
+      assert.ok(second.unavailableReason);
+      assert.equal(second.get("gateway-token|home|wss://home.example"), null);
+      // Everything that would have written: a device token, a new identity, a secret.
+      second.set("device-token|ws://x|d|operator", "dev-2");
+      second.deviceIdentity();
+      second.set("gateway-token|home|wss://home.example", "tok-NEW");
+      await second.flush();
+      assert.deepEqual(await readFile(path), bytes, "byte for byte");
+      assert.deepEqual(await readdir(dirname(path)), ["credentials.json"], "no other file either");
+      assert.ok(warnings.some((w) => /nothing is written over them/.test(w)));
+      assert.equal(warnings.includes(UNPROTECTED_WARNING), false, "no claim that tokens are being kept unencrypted");
+
+      // The person chose unencrypted storage: a separate 0600 file, the encrypted one still intact.
+      second.allowUnprotected();
+      await second.flush();
+      assert.deepEqual(await readFile(path), bytes);
+      const side = join(dirname(path), "credentials.unprotected.json");
+      assert.deepEqual(JSON.parse(await readFile(side, "utf8")).format, "plain");
+      assert.equal((await stat(side)).mode & 0o777, 0o600);
+    });
+  }
+
+  test("when the keychain is back, the saved secrets return and what was kept unencrypted meanwhile is merged in, then removed", async () => {
     const safe = new FakeSafeStorage();
     const first = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", () => undefined));
-    first.set("device-token", "dev-1");
+    first.set("gateway-token|home|wss://home.example", "tok-PLAINTEXT-123");
+    const identity = first.deviceIdentity();
     await first.flush();
-    safe.failDecrypt = "wrong key";
-    const warnings: string[] = [];
-    const second = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m)));
-    assert.equal(second.get("device-token"), null);
-    assert.equal(warnings.length, 1);
-    safe.failDecrypt = null;
-    second.set("device-token", "dev-2");
+    safe.available = false;
+    const second = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", () => undefined));
+    second.allowUnprotected();
+    second.set("gateway-token|work|wss://work.example", "tok-WORK");
     await second.flush();
+    safe.available = true;
     const third = await CredentialVault.open(await safeStorageFile(path, asSafe(safe), "darwin", () => undefined));
-    assert.equal(third.get("device-token"), "dev-2");
+    assert.equal(third.protection, "os-keychain");
+    assert.equal(third.get("gateway-token|home|wss://home.example"), "tok-PLAINTEXT-123");
+    assert.equal(third.get("gateway-token|work|wss://work.example"), "tok-WORK");
+    assert.deepEqual(third.deviceIdentity(), identity, "the paired identity is kept");
+    assert.deepEqual(await readdir(dirname(path)), ["credentials.json"], "the unencrypted file is gone");
+    const disk = await onDisk();
+    assert.equal(disk.envelope.format, "safeStorage");
+    assert.equal(disk.text.includes("tok-WORK"), false);
   });
 });

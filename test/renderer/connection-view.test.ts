@@ -1,7 +1,8 @@
 // G2: every connection state says what to do.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { connectionBanner, connectionWord, retryCountdown, segments } from "../../renderer/lib/connection-view.ts";
+import { connectionBanner, connectionWord, credentialBanner, retryCountdown, segments } from "../../renderer/lib/connection-view.ts";
+import { forgottenSecretsNotice, secretsToForget } from "../../renderer/lib/secret-notice.ts";
 import { connected, offline, T0 } from "./fixtures.ts";
 
 describe("connection banner", () => {
@@ -92,4 +93,43 @@ test("connection words", () => {
   assert.equal(connectionWord(connected(T0)), "Connected");
   assert.equal(connectionWord(connected(T0, true)), "Connected (limited access)");
   assert.equal(connectionWord(offline(T0)), "Offline");
+});
+
+describe("keychain banner (issue 8, finding 3)", () => {
+  test("unavailable: says nothing was deleted, what to do, and leads to Settings; urgent", () => {
+    const b = credentialBanner("unavailable");
+    assert.equal(b?.kind, "keychain_unavailable");
+    assert.equal(b?.title, "The keychain is unavailable: saved Gateway secrets can't be read. Nothing was deleted.");
+    assert.equal(b?.tone, "error");
+    assert.equal(b?.urgent, true, "announced as an alert");
+    assert.deepEqual(b?.actions, ["settings"]);
+    const detail = b!.detail.map((s) => s.text).join("");
+    assert.match(detail, /Unlock the keychain/);
+    assert.match(detail, /unencrypted/);
+  });
+
+  test("a working keychain or a plain file: no banner", () => {
+    for (const s of ["os-keychain", "file", null, undefined] as const) assert.equal(credentialBanner(s), null, String(s));
+  });
+});
+
+describe("the Gateway editor's notice before Save (issue 8, finding 2)", () => {
+  const saved = { id: "gw-1", label: "Home", color: "#0a84ff", url: "wss://home.example", hasToken: true, hasPassword: true, hasSetupCode: false };
+  const none = { token: false, password: false, setupCode: false };
+
+  test("another origin names every saved secret that will be forgotten", () => {
+    assert.equal(
+      forgottenSecretsNotice(saved, "wss://evil.example", none),
+      "The saved token and password will be forgotten: wss://evil.example is another server than wss://home.example, so Progress Desk won't send them there. Enter them again if that server needs them.",
+    );
+    assert.match(forgottenSecretsNotice({ ...saved, hasSetupCode: true }, "ws://home.example", none)!, /^The saved token, password and setup code will be forgotten/);
+    assert.match(forgottenSecretsNotice(saved, "wss://evil.example", { ...none, token: true })!, /^The saved password will be forgotten: .* won't send it there/);
+  });
+
+  test("the same origin, a new Gateway, an unfinished address or nothing saved: no notice", () => {
+    for (const url of ["wss://HOME.example:443/", "wss://home.example/path", "wss://", "wss:"]) assert.equal(forgottenSecretsNotice(saved, url, none), null, url);
+    assert.equal(forgottenSecretsNotice(null, "wss://evil.example", none), null);
+    assert.equal(forgottenSecretsNotice({ ...saved, hasToken: false, hasPassword: false }, "wss://evil.example", none), null);
+    assert.deepEqual(secretsToForget(saved, "wss://evil.example", { token: true, password: true, setupCode: false }), []);
+  });
 });

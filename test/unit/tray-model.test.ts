@@ -217,3 +217,29 @@ describe("live activity in the tray (issue 5)", () => {
     assert.match(m.tooltip, /1 item needs a look/);
   });
 });
+
+describe("the keychain is unavailable (issue 8, finding 3)", () => {
+  const text = "The keychain is unavailable: saved Gateway secrets can't be read. Nothing was deleted.";
+
+  test("attention, a badge and the tooltip say so, even when every Gateway is down for lack of a token", () => {
+    const t = new TrayTracker({ disconnectDebounceMs: 0 });
+    const authFailed: ConnectionState = { state: "auth_failed", code: "AUTH_TOKEN_MISSING", setting: "token", advice: "" };
+    const m = model(t, { ...snap(gateway("home", [], authFailed)), credentials: "unavailable" });
+    assert.equal(m.icon, "attention");
+    assert.equal(m.badge, 2, "the keychain and the refused sign-in");
+    assert.equal(m.tooltip, `Progress Desk — ${text}`);
+    const quiet = model(t, { ...snap(gateway("home", [])), credentials: "unavailable" });
+    assert.equal(quiet.icon, "attention", "asks even with nothing else going on");
+    assert.equal(quiet.badge, 1);
+  });
+
+  test("a working keychain or a plain file adds nothing", () => {
+    const t = new TrayTracker();
+    for (const credentials of ["os-keychain", "file", undefined] as const) {
+      const m = model(t, { ...snap(gateway("home", [])), ...(credentials ? { credentials } : {}) });
+      assert.equal(m.icon, "idle");
+      assert.equal(m.badge, 0);
+      assert.doesNotMatch(m.tooltip, /keychain/);
+    }
+  });
+});

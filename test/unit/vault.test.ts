@@ -60,15 +60,75 @@ describe("CredentialVault with memoryStorage", () => {
     assert.equal(JSON.parse(storage.blob!).k, "19");
   });
 
-  test("a corrupt blob opens empty, without throwing", async () => {
-    for (const blob of ["{not json", "[1,2]", "null", '"str"', "42"]) {
-      const vault = await CredentialVault.open(memoryStorage(blob));
+  test("a blob that is not a JSON object is kept as it is: the vault is unavailable and writes nothing", async () => {
+    for (const blob of ["{not json", "[1,2]", "null", '"str"', "42", ""]) {
+      const storage = memoryStorage(blob);
+      const vault = await CredentialVault.open(storage);
+      assert.equal(vault.protection, "unavailable", blob);
       assert.equal(vault.get("token"), null, blob);
+      vault.set("token", "new");
+      vault.deviceIdentity();
+      await vault.flush();
+      assert.equal(storage.blob, blob, `never written over: ${JSON.stringify(blob)}`);
+      assert.equal(vault.get("token"), "new", "changes live in memory for this run");
     }
     // non-string values are ignored, strings kept
     const mixed = await CredentialVault.open(memoryStorage(JSON.stringify({ a: "1", b: 2, c: null })));
     assert.equal(mixed.get("a"), "1");
     assert.equal(mixed.get("b"), null);
+    assert.equal(mixed.protection, "file");
+  });
+
+  test("a storage whose read fails is unavailable, with the reason", async () => {
+    let writes = 0;
+    const storage = { protection: "os-keychain" as const, read: async () => Promise.reject(new Error("keychain locked")), write: async () => void writes++ };
+    const vault = await CredentialVault.open(storage);
+    assert.equal(vault.protection, "unavailable");
+    assert.equal(vault.unavailableReason, "keychain locked");
+    vault.set("a", "1");
+    await vault.flush();
+    assert.equal(writes, 0);
+    assert.throws(() => vault.allowUnprotected(), /no separate place/, "no fallback here: it says so");
+  });
+
+  test("allowed unencrypted writes go to the fallback; the next launch uses it; a readable launch merges it back and removes it", async () => {
+    const saved = JSON.stringify({ "device-identity": "ID-PAIRED", "gateway-token|a|ws://a": "old-a", keep: "k" });
+    const main = memoryStorage(saved);
+    const fallback = memoryStorage();
+    let readable = false;
+    const storage = { ...main, read: async () => (readable ? main.read() : Promise.reject(new Error("locked"))), unprotectedFallback: () => fallback };
+
+    const launch2 = await CredentialVault.open(storage);
+    assert.equal(launch2.protection, "unavailable");
+    launch2.set("device-identity", "ID-TEMP");
+    launch2.set("gateway-token|a|ws://a", "new-a");
+    await launch2.flush();
+    assert.equal(fallback.blob, null, "nothing anywhere before the person chooses");
+    launch2.allowUnprotected();
+    assert.equal(launch2.protection, "file");
+    await launch2.flush();
+    assert.deepEqual(JSON.parse(fallback.blob!), { "device-identity": "ID-TEMP", "gateway-token|a|ws://a": "new-a" });
+    assert.equal(main.blob, saved, "the unreadable one untouched");
+
+    const launch3 = await CredentialVault.open(storage);
+    assert.equal(launch3.protection, "file", "still locked: the fallback the person chose is used");
+    assert.equal(launch3.get("gateway-token|a|ws://a"), "new-a");
+
+    readable = true;
+    const launch4 = await CredentialVault.open(storage);
+    assert.equal(launch4.protection, "file");
+    assert.deepEqual(JSON.parse(main.blob!), { "device-identity": "ID-PAIRED", "gateway-token|a|ws://a": "new-a", keep: "k" }, "newer secrets win; the paired identity stays");
+    assert.equal(fallback.blob, null, "the unencrypted copy is gone once merged");
+  });
+
+  test("a damaged fallback is never written over either", async () => {
+    const fallback = memoryStorage("{damaged");
+    const storage = { ...memoryStorage("{damaged too"), unprotectedFallback: () => fallback };
+    const vault = await CredentialVault.open(storage);
+    assert.equal(vault.protection, "unavailable");
+    assert.throws(() => vault.allowUnprotected());
+    await vault.flush();
+    assert.equal(fallback.blob, "{damaged");
   });
 
   test("a failing write warns, never throws or rejects flush", async () => {
@@ -152,12 +212,23 @@ describe("fileStorage", () => {
     assert.deepEqual(again.deviceIdentity(), id);
   });
 
-  test("a corrupt file opens as an empty vault", async () => {
+  test("a corrupt file is kept byte for byte; the allowed fallback is a 0600 file beside it", async () => {
     const dir = await tempDir();
     const path = join(dir, "vault.json");
     await writeFile(path, "\u0000\u0001garbage", { mode: 0o600 });
+    const before = await readFile(path);
     const vault = await CredentialVault.open(fileStorage(path));
-    assert.equal(vault.get("token"), null);
+    assert.equal(vault.protection, "unavailable");
+    vault.set("token", "t");
+    await vault.flush();
+    assert.deepEqual(await readFile(path), before);
+    vault.allowUnprotected();
+    await vault.flush();
+    assert.deepEqual(await readFile(path), before, "still untouched after the choice");
+    const side = join(dir, "vault.unprotected.json");
+    assert.equal(JSON.parse(await readFile(side, "utf8")).token, "t");
+    if (posix) assert.equal((await stat(side)).mode & 0o777, 0o600);
+    assert.equal((await CredentialVault.open(fileStorage(path))).get("token"), "t", "the next launch reads the fallback");
   });
 });
 

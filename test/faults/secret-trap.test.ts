@@ -37,7 +37,7 @@ for (const [what, SECRETS, field, sent] of CASES) test(`saveGateway with a trap'
   const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
   const service = createDeskService({ desk, settings, discovered: discoverGateway({ env: {}, explicit: { url: home.url } }), openExternal: () => true });
   cleanups.push(() => home.close(), () => trap.close(), () => desk.stop());
-  const call = (method: string, ...args: unknown[]) => service.call(method, args);
+  const call = (method: string, ...args: unknown[]) => service.call(method, args, "settings");
 
   await call("saveGateway", { label: "Home", color: "#0a84ff", url: home.url, ...SECRETS });
   desk.start();

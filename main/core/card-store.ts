@@ -1,6 +1,8 @@
 // The card state of one Gateway (C2–C5, G3, G4, P4). The Gateway's saved card is the only
 // truth: a change event is a hint to read, reads are coalesced (one in flight per session,
 // and a change meanwhile causes exactly one more), and no reply replaces a newer revision.
+// Reads also share a per-Gateway budget per second: a Gateway that floods change hints
+// gets its hints coalesced per session in the queue, never one read (and one UI change) each.
 import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
 import { errorFacts } from "./connection-state.ts";
 import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "./sessions.ts";
@@ -21,6 +23,13 @@ export type CardStoreOptions = {
   now?: () => number;
   /** Reads in flight across sessions at once (the per-session limit is always one). */
   maxConcurrentReads?: number;
+  /**
+   * Reads started per second across sessions (a burst of as many is allowed at once).
+   * Beyond it sessions wait in the queue, where further hints for them coalesce.
+   */
+  maxReadsPerSecond?: number;
+  /** Monotonic ms for the read budget (tests inject one; the card clock `now` may stand still). */
+  monotonicNow?: () => number;
   /** First delay before retrying a failed read; doubles to 30 s. */
   readRetryMs?: number;
   subscribeParams?: Record<string, unknown>;
@@ -41,6 +50,11 @@ type Slot = CardEntry & {
 export type ReadTarget = { sessionKey: string; agentId?: string };
 
 const PARTICIPATION = "SESSION_PARTICIPATION_REQUIRED";
+/**
+ * Far above what agents writing cards need (a resync of a full roster of 100 fits in the
+ * burst), far below what a flooding Gateway could make us send and redraw.
+ */
+export const DEFAULT_MAX_READS_PER_SECOND = 200;
 /** Sub-agents cannot write cards (gateway-protocol §4.7), so the roster leaves them out. */
 const DEFAULT_ROSTER_PARAMS = { limit: 100, excludeSubagents: true, includeDerivedTitles: true };
 
@@ -55,16 +69,64 @@ export class CardStore {
   private connected = false;
   private readsInFlight = 0;
   private readonly waiting: Slot[] = [];
+  /** Token bucket of the read budget; `budgetTimer` wakes the queue when a token is due. */
+  private readTokens: number;
+  private tokensAt: number;
+  private budgetTimer: ReturnType<typeof setTimeout> | null = null;
   /** Highest number of reads ever in flight for one session (must stay 1), for tests and bench. */
   maxInFlightPerSession = 0;
   readCount = 0;
+  /** Highest number of sessions ever waiting for a free read (bounded by sessions, not events). */
+  maxQueuedReads = 0;
+
+  /** Sessions waiting for a free read now. */
+  get queuedReads(): number {
+    return this.waiting.length;
+  }
 
   constructor(opts: CardStoreOptions) {
     this.opts = opts;
+    this.readTokens = this.readsPerSecond();
+    this.tokensAt = this.monotonicNow();
   }
 
   private now(): number {
     return (this.opts.now ?? Date.now)();
+  }
+
+  private monotonicNow(): number {
+    return (this.opts.monotonicNow ?? performance.now.bind(performance))();
+  }
+
+  private readsPerSecond(): number {
+    return Math.max(1, this.opts.maxReadsPerSecond ?? DEFAULT_MAX_READS_PER_SECOND);
+  }
+
+  /** Takes one read from the budget, or arms a wake-up for when the next one is due. */
+  private takeReadToken(): boolean {
+    const rate = this.readsPerSecond();
+    const t = this.monotonicNow();
+    this.readTokens = Math.min(rate, this.readTokens + ((t - this.tokensAt) * rate) / 1000);
+    this.tokensAt = t;
+    if (this.readTokens >= 1) {
+      this.readTokens -= 1;
+      return true;
+    }
+    if (!this.budgetTimer) {
+      const due = Math.ceil(((1 - this.readTokens) * 1000) / rate);
+      this.budgetTimer = setTimeout(() => {
+        this.budgetTimer = null;
+        this.drainWaiting();
+      }, due);
+      // A wake-up for queued reads never keeps a process alive by itself (the socket does).
+      this.budgetTimer.unref?.();
+    }
+    return false;
+  }
+
+  private clearBudgetTimer(): void {
+    if (this.budgetTimer) clearTimeout(this.budgetTimer);
+    this.budgetTimer = null;
   }
 
   // ——— reading the state ———
@@ -111,6 +173,7 @@ export class CardStore {
       }
     }
     this.waiting.length = 0;
+    this.clearBudgetTimer();
   }
 
   private async resync(subscribe: boolean): Promise<void> {
@@ -274,9 +337,11 @@ export class CardStore {
       return;
     }
     clearTimer(slot, "retryTimer");
-    if (this.readsInFlight >= (this.opts.maxConcurrentReads ?? 16)) {
+    // Behind others already waiting, or over a limit: wait in line (further hints coalesce there).
+    if (this.waiting.length > 0 || this.readsInFlight >= (this.opts.maxConcurrentReads ?? 16) || !this.takeReadToken()) {
       slot.phase = "queued";
       this.waiting.push(slot);
+      this.maxQueuedReads = Math.max(this.maxQueuedReads, this.waiting.length);
       return;
     }
     void this.read(slot);
@@ -317,8 +382,12 @@ export class CardStore {
 
   private drainWaiting(): void {
     while (this.connected && this.waiting.length > 0 && this.readsInFlight < (this.opts.maxConcurrentReads ?? 16)) {
-      const next = this.waiting.shift()!;
-      if (next.phase === "queued") void this.read(next);
+      if (this.waiting[0]!.phase !== "queued") {
+        this.waiting.shift();
+        continue;
+      }
+      if (!this.takeReadToken()) return;
+      void this.read(this.waiting.shift()!);
     }
   }
 
@@ -473,6 +542,7 @@ export class CardStore {
 
   dispose(): void {
     this.connected = false;
+    this.clearBudgetTimer();
     for (const slot of this.slots.values()) {
       clearTimer(slot, "retryTimer");
       clearTimer(slot, "refreshTimer");

@@ -17,6 +17,8 @@ export type FakeSocket = {
   ready: boolean;
   /** Bytes queued in this process for the client (a slow consumer makes it grow). */
   bufferedAmount(): number;
+  /** The socket is open (frames sent now reach the client). */
+  isOpen(): boolean;
   send(frame: unknown): void;
   raw(data: string | Buffer): void;
   event(event: string, payload: unknown, seq?: number): void;
@@ -79,6 +81,7 @@ export async function startFakeGateway(opts: { onConnect?: (req: FakeRequest) =>
       id: state.connections,
       ready: false,
       bufferedAmount: () => ws.bufferedAmount,
+      isOpen: () => ws.readyState === ws.OPEN,
       send: (frame) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame)),
       raw: (data) => ws.readyState === ws.OPEN && ws.send(data),
       event: (event, payload, seq) => sock.send({ type: "event", event, payload, ...(seq !== undefined ? { seq } : {}) }),

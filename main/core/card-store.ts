@@ -30,6 +30,8 @@ export type CardStoreOptions = {
   maxReadsPerSecond?: number;
   /** Monotonic ms for the read budget (tests inject one; the card clock `now` may stand still). */
   monotonicNow?: () => number;
+  /** Sessions that change events may add (see DEFAULT_MAX_SESSIONS). */
+  maxSessions?: number;
   /** First delay before retrying a failed read; doubles to 30 s. */
   readRetryMs?: number;
   subscribeParams?: Record<string, unknown>;
@@ -55,6 +57,14 @@ const PARTICIPATION = "SESSION_PARTICIPATION_REQUIRED";
  * burst), far below what a flooding Gateway could make us send and redraw.
  */
 export const DEFAULT_MAX_READS_PER_SECOND = 200;
+/**
+ * Events may name sessions we have never seen, and each one costs a slot and a read: past
+ * this many followed sessions, hints for new keys are dropped (the roster, boards and the
+ * person can still add sessions). No glanceable desk shows this many cards.
+ */
+export const DEFAULT_MAX_SESSIONS = 5_000;
+/** Real keys are short (`agent:<id>:<channel>:<uuid>`); a longer one in an event is not a key. */
+export const MAX_SESSION_KEY_LENGTH = 1_024;
 /** Sub-agents cannot write cards (gateway-protocol §4.7), so the roster leaves them out. */
 const DEFAULT_ROSTER_PARAMS = { limit: 100, excludeSubagents: true, includeDerivedTitles: true };
 
@@ -69,6 +79,8 @@ export class CardStore {
   private connected = false;
   private readsInFlight = 0;
   private readonly waiting: Slot[] = [];
+  private listInFlight = false;
+  private listAgain = false;
   /** Token bucket of the read budget; `budgetTimer` wakes the queue when a token is due. */
   private readTokens: number;
   private tokensAt: number;
@@ -78,6 +90,8 @@ export class CardStore {
   readCount = 0;
   /** Highest number of sessions ever waiting for a free read (bounded by sessions, not events). */
   maxQueuedReads = 0;
+  /** Hints for new sessions dropped at the session cap. */
+  droppedHints = 0;
 
   /** Sessions waiting for a free read now. */
   get queuedReads(): number {
@@ -156,7 +170,7 @@ export class CardStore {
 
   /** Events were dropped: the subscription still lives, but everything is re-read. */
   async onGap(): Promise<void> {
-    await this.resync(false);
+    await this.relist();
   }
 
   onConnectionState(state: ConnectionState): void {
@@ -174,6 +188,27 @@ export class CardStore {
     }
     this.waiting.length = 0;
     this.clearBudgetTimer();
+  }
+
+  /**
+   * "List again", coalesced like reads: one list in flight, and hints meanwhile cause exactly
+   * one more (a Gateway repeating keyless updates must not make us list for each).
+   */
+  private async relist(): Promise<void> {
+    if (this.listInFlight) {
+      this.listAgain = true;
+      return;
+    }
+    this.listInFlight = true;
+    try {
+      do {
+        this.listAgain = false;
+        await this.resync(false);
+      } while (this.listAgain && this.connected);
+    } finally {
+      this.listInFlight = false;
+      this.listAgain = false;
+    }
   }
 
   private async resync(subscribe: boolean): Promise<void> {
@@ -229,8 +264,9 @@ export class CardStore {
 
   private onCardChanged(payload: unknown): void {
     const p = (payload ?? {}) as { sessionKey?: unknown; revision?: unknown };
-    if (typeof p.sessionKey !== "string" || p.sessionKey === "") return;
+    if (typeof p.sessionKey !== "string" || p.sessionKey === "" || p.sessionKey.length > MAX_SESSION_KEY_LENGTH) return;
     const slot = this.slotForEvent(p.sessionKey);
+    if (!slot) return;
     const revision = typeof p.revision === "number" ? p.revision : null;
     // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
     // Events arrive in order, so a lower revision than the one held means the card was
@@ -241,11 +277,12 @@ export class CardStore {
 
   private onSessionsChanged(payload: unknown): void {
     const p = (payload ?? {}) as Record<string, unknown>;
+    if (typeof p.sessionKey === "string" && p.sessionKey.length > MAX_SESSION_KEY_LENGTH) return;
     const key = typeof p.sessionKey === "string" ? p.sessionKey : null;
     const reason = typeof p.reason === "string" ? p.reason : null;
     if (!key) {
       // A keyless `update` means "list again"; other keyless reasons are housekeeping.
-      if (this.connected && (reason === "update" || reason === null)) void this.resync(false);
+      if (this.connected && (reason === "update" || reason === null)) void this.relist();
       return;
     }
     if (reason === "delete") {
@@ -266,7 +303,7 @@ export class CardStore {
     } else if (slot?.hidden || (slot?.error && slot.freshness === "stale")) {
       this.requestRead(slot);
     } else if (!slot && this.connected && (reason === "create" || reason === "created")) {
-      this.requestRead(this.slotFor(key, null));
+      if (this.roomForNewSession()) this.requestRead(this.slotFor(key, null));
     }
   }
 
@@ -302,7 +339,7 @@ export class CardStore {
   }
 
   /** Events name bare keys agent-qualified (`global` read as agent X arrives as `agent:X:global`). */
-  private slotForEvent(sessionKey: string): Slot {
+  private slotForEvent(sessionKey: string): Slot | null {
     const direct = this.slots.get(sessionKey);
     if (direct) return direct;
     const m = /^agent:([^:]+):(.+)$/.exec(sessionKey);
@@ -310,7 +347,18 @@ export class CardStore {
       const bare = this.slots.get(slotKey(m[2]!, m[1]!));
       if (bare) return bare;
     }
-    return this.slotFor(sessionKey, null);
+    return this.roomForNewSession() ? this.slotFor(sessionKey, null) : null;
+  }
+
+  /** False (and counted, warned once) when events may not add another session. */
+  private roomForNewSession(): boolean {
+    const max = this.opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    if (this.slots.size < max) return true;
+    if (this.droppedHints === 0) {
+      process.emitWarning(`Progress Desk: ${this.opts.gatewayId} named more than ${max} sessions; change hints for further sessions are ignored.`);
+    }
+    this.droppedHints += 1;
+    return false;
   }
 
   /** Start tracking a card the person asked for (e.g. a bare key with an agent id). */

@@ -2,9 +2,9 @@
 // real Gateway cannot produce out-of-order replies, slow reads or malformed cards on demand).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { AGENT_SCOPE_CAPABILITY, CardStore, slotKey, type CardStoreOptions } from "../../main/core/card-store.ts";
+import { AGENT_SCOPE_CAPABILITY, CardStore, MAX_SESSION_KEY_LENGTH, slotKey, type CardStoreOptions } from "../../main/core/card-store.ts";
 import type { ConnectionState, DeskChange, CardEntry } from "../../main/core/types.ts";
-import { DONE, fakeTransport, gatewayError, settle, sleep, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
+import { DONE, fakeTransport, gatewayError, PENDING, settle, sleep, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 import { until } from "../harness/until.ts";
 
 /** A hang (an awaited reply that never comes) fails fast instead of stalling the run. */
@@ -705,5 +705,60 @@ describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
     await h.store.onReady();
     await until("every session read after the reconnect", () => keys.every((k) => h.store.entry(k)?.card), 2_000);
     h.store.dispose();
+  });
+});
+
+describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 8)", () => {
+  test("change events for ever-new sessions stop adding sessions at the cap; a session already followed still updates", T, async () => {
+    const h = harness({ store: { maxSessions: 10 } });
+    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
+    await h.store.onReady(); // the roster's A is the first session
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      for (let i = 0; i < 1000; i++) h.store.onEvent("progressCard.changed", { sessionKey: `agent:main:new:${i}`, revision: 1 });
+      for (let i = 0; i < 1000; i++) h.store.onEvent("sessions.changed", { sessionKey: `agent:main:other:${i}`, reason: "create" });
+      await settle();
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    assert.equal(h.store.entries().length, 10, "the cap, not one session per key named");
+    assert.equal(h.t.of("progressCard.get").length, 10);
+    assert.equal(h.store.droppedHints, 1991);
+    assert.equal(warnings.filter((w) => /named more than 10 sessions/.test(w)).length, 1, "warned once");
+    // A session already followed still updates.
+    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
+    await settle();
+    assert.equal(gets(h, A), 2);
+  });
+
+  test("a session key longer than any real one is not a session", T, async () => {
+    const h = harness();
+    await ready(h);
+    const long = `agent:main:${"k".repeat(MAX_SESSION_KEY_LENGTH)}`;
+    h.store.onEvent("progressCard.changed", { sessionKey: long, revision: 1 });
+    h.store.onEvent("sessions.changed", { sessionKey: long, reason: "create" });
+    h.store.onEvent("sessions.changed", { sessionKey: long, reason: "update" });
+    await settle();
+    assert.equal(h.t.of("progressCard.get").length, 1, "only the first read of A");
+    assert.equal(h.t.of("sessions.list").length, 0, "a long key is not a keyless 'list again'");
+    assert.equal(h.store.entry(long), null);
+  });
+
+  test("repeated keyless updates list once, and once more after the list in flight", T, async () => {
+    const h = harness();
+    await ready(h);
+    h.t.auto.set("sessions.list", () => PENDING);
+    for (let i = 0; i < 100; i++) h.store.onEvent("sessions.changed", { reason: "update" });
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 1);
+    h.t.of("sessions.list", { pending: true })[0]!.resolve({ sessions: [{ key: A }] });
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 2, "exactly one more for the hints meanwhile");
+    h.t.of("sessions.list", { pending: true })[0]!.resolve({ sessions: [{ key: A }] });
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 2);
   });
 });

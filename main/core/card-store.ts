@@ -291,8 +291,11 @@ export class CardStore {
       if (!gone || !known?.sessionId || known.sessionId === gone) this.sessions.delete(key);
     }
     const fullRow = parseSessionRow(p.session);
-    if (fullRow && reason !== "delete") this.upsertSession({ ...mergeRunFields(fullRow, p), key });
-    else {
+    // Rows for new keys obey the same cap as sessions (a flood of distinct rows is not a roster).
+    const roomForRow = this.sessions.has(key) || this.sessions.size < (this.opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
+    if (fullRow && reason !== "delete") {
+      if (roomForRow) this.upsertSession({ ...mergeRunFields(fullRow, p), key });
+    } else {
       const known = this.sessions.get(key);
       if (known && reason !== "delete") this.upsertSession(mergeRunFields(known, p));
     }
@@ -355,7 +358,8 @@ export class CardStore {
     const max = this.opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
     if (this.slots.size < max) return true;
     if (this.droppedHints === 0) {
-      process.emitWarning(`Progress Desk: ${this.opts.gatewayId} named more than ${max} sessions; change hints for further sessions are ignored.`);
+      const gateway = this.opts.gatewayId;
+      process.emitWarning(`Progress Desk: ${gateway} named more than ${max} sessions; change hints for further sessions are ignored.`);
     }
     this.droppedHints += 1;
     return false;

@@ -30,6 +30,7 @@ const FAKE_QUEUE_LIMIT = 4 * 1024 * 1024;
 const MAX_BATCH = 1_000;
 
 // Bounds are generous: the failures they catch are a hung loop, an unbounded queue or leak.
+const LAG_RESOLUTION_MS = 5;
 const LAG_P99_LIMIT_MS = 1_000;
 /** p99 counts samples, and a long stall is a single sample: the worst stall is bounded too. */
 const LAG_MAX_LIMIT_MS = 1_500;
@@ -49,7 +50,8 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-test("a flood of change events and oversized frames: responsive, coalesced, bounded, nothing lost, recovers", { timeout: 60_000 }, async (t) => {
+const FLOOD_TEST = "a flood of change events and oversized frames: responsive, coalesced, bounded, nothing lost, recovers";
+test(FLOOD_TEST, { timeout: 60_000 }, async (t) => {
   const revisions = new Map<string, number>(keys.map((k) => [k, 1]));
   const markdown = new Map<string, string>();
   const fake = await startFakeGateway({
@@ -85,7 +87,9 @@ test("a flood of change events and oversized frames: responsive, coalesced, boun
   cleanups.push(() => desk.stop());
   await until("the first connection", () => state() === "connected", 10_000);
 
-  const lag = monitorEventLoopDelay({ resolution: 5 });
+  const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  // As in bench/run.ts: the histogram records the whole timer interval, so its resolution is not lag.
+  const lagMs = (ns: number): number => Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS);
   const readsBefore = fake.reads.total;
   collectGarbage();
   const memoryBefore = process.memoryUsage();
@@ -167,7 +171,7 @@ test("a flood of change events and oversized frames: responsive, coalesced, boun
   const memoryAfter = process.memoryUsage();
 
   const stats = desk.stats(gatewayId);
-  const p99 = lag.percentile(99) / 1e6;
+  const p99 = lagMs(lag.percentile(99));
   const figures = {
     eventsSent: flood.sent,
     achievedPerSecond: Math.round(flood.sent / (floodMs / 1000)),
@@ -176,9 +180,10 @@ test("a flood of change events and oversized frames: responsive, coalesced, boun
     oversizedFrames: flood.oversizedSent,
     oversizedBytes,
     connections: fake.connections,
-    lagP50Ms: +(lag.percentile(50) / 1e6).toFixed(1),
+    lagP50Ms: +lagMs(lag.percentile(50)).toFixed(1),
     lagP99Ms: +p99.toFixed(1),
-    lagMaxMs: +(lag.max / 1e6).toFixed(1),
+    lagMaxMs: +lagMs(lag.max).toFixed(1),
+    lagSamples: lag.count,
     readsDuringFlood: floodEnd.fakeReads - readsBefore,
     readsTotal: fake.reads.total - readsBefore,
     readsPerEvent: +((fake.reads.total - readsBefore) / flood.sent).toFixed(3),
@@ -196,7 +201,7 @@ test("a flood of change events and oversized frames: responsive, coalesced, boun
 
   // Responsive: the loop running the core (and the fake) never hung.
   assert.ok(p99 < LAG_P99_LIMIT_MS, `event-loop lag p99 ${p99.toFixed(1)} ms`);
-  assert.ok(lag.max / 1e6 < LAG_MAX_LIMIT_MS, `event-loop stalled ${figures.lagMaxMs} ms at once`);
+  assert.ok(lagMs(lag.max) < LAG_MAX_LIMIT_MS, `event-loop stalled ${figures.lagMaxMs} ms at once`);
   // Coalesced: never two reads of one session at once, on the wire or in the store.
   assert.equal(fake.reads.maxInFlightPerSession, 1, `sessions read twice at once: ${[...fake.reads.overlapped].slice(0, 5).join(", ")}`);
   assert.equal(stats.maxInFlightPerSession, 1);

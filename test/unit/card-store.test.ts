@@ -718,13 +718,17 @@ describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 
     process.on("warning", onWarning);
     try {
       for (let i = 0; i < 1000; i++) h.store.onEvent("progressCard.changed", { sessionKey: `agent:main:new:${i}`, revision: 1 });
-      for (let i = 0; i < 1000; i++) h.store.onEvent("sessions.changed", { sessionKey: `agent:main:other:${i}`, reason: "create" });
+      for (let i = 0; i < 1000; i++) {
+        const key = `agent:main:other:${i}`;
+        h.store.onEvent("sessions.changed", { sessionKey: key, reason: "create", session: { key, label: `Other ${i}` } });
+      }
       await settle();
       await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
     } finally {
       process.off("warning", onWarning);
     }
     assert.equal(h.store.entries().length, 10, "the cap, not one session per key named");
+    assert.ok(h.store.sessionList().length <= 10, `${h.store.sessionList().length} session rows kept`);
     assert.equal(h.t.of("progressCard.get").length, 10);
     assert.equal(h.store.droppedHints, 1991);
     assert.equal(warnings.filter((w) => /named more than 10 sessions/.test(w)).length, 1, "warned once");

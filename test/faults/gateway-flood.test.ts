@@ -29,13 +29,14 @@ const FAKE_QUEUE_LIMIT = 4 * 1024 * 1024;
 /** At most this many events per tick, so one late tick never becomes one giant blocking burst. */
 const MAX_BATCH = 1_000;
 
-// Bounds are generous: the failures they catch are a hung loop, an unbounded queue or leak.
+// Bounds are several times what a healthy core shows here: they catch a hung loop, an
+// unbounded queue or a leak per event, not a slow machine.
 const LAG_RESOLUTION_MS = 5;
 const LAG_P99_LIMIT_MS = 1_000;
 /** p99 counts samples, and a long stall is a single sample: the worst stall is bounded too. */
 const LAG_MAX_LIMIT_MS = 1_500;
 const MEMORY_GROWTH_LIMIT = 200 * 1024 * 1024;
-/** What stays on the heap once the flood is over (2,000 cards take about 4 MB; keeping each of 100,000 events would add about 8 MB). */
+/** Heap kept after the flood: 2,000 cards take about 4 MB; keeping each of 100,000 events would add about 8 MB. */
 const RETAINED_HEAP_LIMIT = 10 * 1024 * 1024;
 const RECOVERY_MS = 20_000;
 

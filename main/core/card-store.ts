@@ -1,6 +1,8 @@
 // The card state of one Gateway (C2–C5, G3, G4, P4). The Gateway's saved card is the only
 // truth: a change event is a hint to read, reads are coalesced (one in flight per session,
 // and a change meanwhile causes exactly one more), and no reply replaces a newer revision.
+// Reads also share a per-Gateway budget per second: a Gateway that floods change hints
+// gets its hints coalesced per session in the queue, never one read (and one UI change) each.
 import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
 import { errorFacts } from "./connection-state.ts";
 import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "./sessions.ts";
@@ -21,6 +23,15 @@ export type CardStoreOptions = {
   now?: () => number;
   /** Reads in flight across sessions at once (the per-session limit is always one). */
   maxConcurrentReads?: number;
+  /**
+   * Reads started per second across sessions (a burst of as many is allowed at once).
+   * Beyond it sessions wait in the queue, where further hints for them coalesce.
+   */
+  maxReadsPerSecond?: number;
+  /** Monotonic ms for the read budget (tests inject one; the card clock `now` may stand still). */
+  monotonicNow?: () => number;
+  /** Sessions that change events may add (see DEFAULT_MAX_SESSIONS). */
+  maxSessions?: number;
   /** First delay before retrying a failed read; doubles to 30 s. */
   readRetryMs?: number;
   subscribeParams?: Record<string, unknown>;
@@ -41,6 +52,19 @@ type Slot = CardEntry & {
 export type ReadTarget = { sessionKey: string; agentId?: string };
 
 const PARTICIPATION = "SESSION_PARTICIPATION_REQUIRED";
+/**
+ * Far above what agents writing cards need (a resync of a full roster of 100 fits in the
+ * burst), far below what a flooding Gateway could make us send and redraw.
+ */
+export const DEFAULT_MAX_READS_PER_SECOND = 200;
+/**
+ * Events may name sessions we have never seen, and each one costs a slot and a read: past
+ * this many followed sessions, hints for new keys are dropped (the roster, boards and the
+ * person can still add sessions). No glanceable desk shows this many cards.
+ */
+export const DEFAULT_MAX_SESSIONS = 5_000;
+/** Real keys are short (`agent:<id>:<channel>:<uuid>`); a longer one in an event is not a key. */
+export const MAX_SESSION_KEY_LENGTH = 1_024;
 /** Sub-agents cannot write cards (gateway-protocol §4.7), so the roster leaves them out. */
 const DEFAULT_ROSTER_PARAMS = { limit: 100, excludeSubagents: true, includeDerivedTitles: true };
 
@@ -55,16 +79,68 @@ export class CardStore {
   private connected = false;
   private readsInFlight = 0;
   private readonly waiting: Slot[] = [];
+  private listInFlight = false;
+  private listAgain = false;
+  /** Token bucket of the read budget; `budgetTimer` wakes the queue when a token is due. */
+  private readTokens: number;
+  private tokensAt: number;
+  private budgetTimer: ReturnType<typeof setTimeout> | null = null;
   /** Highest number of reads ever in flight for one session (must stay 1), for tests and bench. */
   maxInFlightPerSession = 0;
   readCount = 0;
+  /** Highest number of sessions ever waiting for a free read (bounded by sessions, not events). */
+  maxQueuedReads = 0;
+  /** Hints for new sessions dropped at the session cap. */
+  droppedHints = 0;
+
+  /** Sessions waiting for a free read now. */
+  get queuedReads(): number {
+    return this.waiting.length;
+  }
 
   constructor(opts: CardStoreOptions) {
     this.opts = opts;
+    this.readTokens = this.readsPerSecond();
+    this.tokensAt = this.monotonicNow();
   }
 
   private now(): number {
     return (this.opts.now ?? Date.now)();
+  }
+
+  private monotonicNow(): number {
+    return (this.opts.monotonicNow ?? performance.now.bind(performance))();
+  }
+
+  private readsPerSecond(): number {
+    return Math.max(1, this.opts.maxReadsPerSecond ?? DEFAULT_MAX_READS_PER_SECOND);
+  }
+
+  /** Takes one read from the budget, or arms a wake-up for when the next one is due. */
+  private takeReadToken(): boolean {
+    const rate = this.readsPerSecond();
+    const t = this.monotonicNow();
+    this.readTokens = Math.min(rate, this.readTokens + ((t - this.tokensAt) * rate) / 1000);
+    this.tokensAt = t;
+    if (this.readTokens >= 1) {
+      this.readTokens -= 1;
+      return true;
+    }
+    if (!this.budgetTimer) {
+      const due = Math.ceil(((1 - this.readTokens) * 1000) / rate);
+      this.budgetTimer = setTimeout(() => {
+        this.budgetTimer = null;
+        this.drainWaiting();
+      }, due);
+      // A wake-up for queued reads never keeps a process alive by itself (the socket does).
+      this.budgetTimer.unref?.();
+    }
+    return false;
+  }
+
+  private clearBudgetTimer(): void {
+    if (this.budgetTimer) clearTimeout(this.budgetTimer);
+    this.budgetTimer = null;
   }
 
   // ——— reading the state ———
@@ -94,7 +170,7 @@ export class CardStore {
 
   /** Events were dropped: the subscription still lives, but everything is re-read. */
   async onGap(): Promise<void> {
-    await this.resync(false);
+    await this.relist();
   }
 
   onConnectionState(state: ConnectionState): void {
@@ -111,6 +187,28 @@ export class CardStore {
       }
     }
     this.waiting.length = 0;
+    this.clearBudgetTimer();
+  }
+
+  /**
+   * "List again", coalesced like reads: one list in flight, and hints meanwhile cause exactly
+   * one more (a Gateway repeating keyless updates must not make us list for each).
+   */
+  private async relist(): Promise<void> {
+    if (this.listInFlight) {
+      this.listAgain = true;
+      return;
+    }
+    this.listInFlight = true;
+    try {
+      do {
+        this.listAgain = false;
+        await this.resync(false);
+      } while (this.listAgain && this.connected);
+    } finally {
+      this.listInFlight = false;
+      this.listAgain = false;
+    }
   }
 
   private async resync(subscribe: boolean): Promise<void> {
@@ -166,8 +264,9 @@ export class CardStore {
 
   private onCardChanged(payload: unknown): void {
     const p = (payload ?? {}) as { sessionKey?: unknown; revision?: unknown };
-    if (typeof p.sessionKey !== "string" || p.sessionKey === "") return;
+    if (typeof p.sessionKey !== "string" || p.sessionKey === "" || p.sessionKey.length > MAX_SESSION_KEY_LENGTH) return;
     const slot = this.slotForEvent(p.sessionKey);
+    if (!slot) return;
     const revision = typeof p.revision === "number" ? p.revision : null;
     // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
     // Events arrive in order, so a lower revision than the one held means the card was
@@ -178,11 +277,12 @@ export class CardStore {
 
   private onSessionsChanged(payload: unknown): void {
     const p = (payload ?? {}) as Record<string, unknown>;
+    if (typeof p.sessionKey === "string" && p.sessionKey.length > MAX_SESSION_KEY_LENGTH) return;
     const key = typeof p.sessionKey === "string" ? p.sessionKey : null;
     const reason = typeof p.reason === "string" ? p.reason : null;
     if (!key) {
       // A keyless `update` means "list again"; other keyless reasons are housekeeping.
-      if (this.connected && (reason === "update" || reason === null)) void this.resync(false);
+      if (this.connected && (reason === "update" || reason === null)) void this.relist();
       return;
     }
     if (reason === "delete") {
@@ -191,8 +291,11 @@ export class CardStore {
       if (!gone || !known?.sessionId || known.sessionId === gone) this.sessions.delete(key);
     }
     const fullRow = parseSessionRow(p.session);
-    if (fullRow && reason !== "delete") this.upsertSession({ ...mergeRunFields(fullRow, p), key });
-    else {
+    // Rows for new keys obey the same cap as sessions (a flood of distinct rows is not a roster).
+    const roomForRow = this.sessions.has(key) || this.sessions.size < (this.opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
+    if (fullRow && reason !== "delete") {
+      if (roomForRow) this.upsertSession({ ...mergeRunFields(fullRow, p), key });
+    } else {
       const known = this.sessions.get(key);
       if (known && reason !== "delete") this.upsertSession(mergeRunFields(known, p));
     }
@@ -203,7 +306,7 @@ export class CardStore {
     } else if (slot?.hidden || (slot?.error && slot.freshness === "stale")) {
       this.requestRead(slot);
     } else if (!slot && this.connected && (reason === "create" || reason === "created")) {
-      this.requestRead(this.slotFor(key, null));
+      if (this.roomForNewSession()) this.requestRead(this.slotFor(key, null));
     }
   }
 
@@ -239,7 +342,7 @@ export class CardStore {
   }
 
   /** Events name bare keys agent-qualified (`global` read as agent X arrives as `agent:X:global`). */
-  private slotForEvent(sessionKey: string): Slot {
+  private slotForEvent(sessionKey: string): Slot | null {
     const direct = this.slots.get(sessionKey);
     if (direct) return direct;
     const m = /^agent:([^:]+):(.+)$/.exec(sessionKey);
@@ -247,7 +350,19 @@ export class CardStore {
       const bare = this.slots.get(slotKey(m[2]!, m[1]!));
       if (bare) return bare;
     }
-    return this.slotFor(sessionKey, null);
+    return this.roomForNewSession() ? this.slotFor(sessionKey, null) : null;
+  }
+
+  /** False (and counted, warned once) when events may not add another session. */
+  private roomForNewSession(): boolean {
+    const max = this.opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    if (this.slots.size < max) return true;
+    if (this.droppedHints === 0) {
+      const gateway = this.opts.gatewayId;
+      process.emitWarning(`Progress Desk: ${gateway} named more than ${max} sessions; change hints for further sessions are ignored.`);
+    }
+    this.droppedHints += 1;
+    return false;
   }
 
   /** Start tracking a card the person asked for (e.g. a bare key with an agent id). */
@@ -274,9 +389,11 @@ export class CardStore {
       return;
     }
     clearTimer(slot, "retryTimer");
-    if (this.readsInFlight >= (this.opts.maxConcurrentReads ?? 16)) {
+    // Behind others already waiting, or over a limit: wait in line (further hints coalesce there).
+    if (this.waiting.length > 0 || this.readsInFlight >= (this.opts.maxConcurrentReads ?? 16) || !this.takeReadToken()) {
       slot.phase = "queued";
       this.waiting.push(slot);
+      this.maxQueuedReads = Math.max(this.maxQueuedReads, this.waiting.length);
       return;
     }
     void this.read(slot);
@@ -317,8 +434,12 @@ export class CardStore {
 
   private drainWaiting(): void {
     while (this.connected && this.waiting.length > 0 && this.readsInFlight < (this.opts.maxConcurrentReads ?? 16)) {
-      const next = this.waiting.shift()!;
-      if (next.phase === "queued") void this.read(next);
+      if (this.waiting[0]!.phase !== "queued") {
+        this.waiting.shift();
+        continue;
+      }
+      if (!this.takeReadToken()) return;
+      void this.read(this.waiting.shift()!);
     }
   }
 
@@ -473,6 +594,7 @@ export class CardStore {
 
   dispose(): void {
     this.connected = false;
+    this.clearBudgetTimer();
     for (const slot of this.slots.values()) {
       clearTimer(slot, "retryTimer");
       clearTimer(slot, "refreshTimer");

@@ -255,9 +255,14 @@ export class ProgressDesk {
   }
 
   /** Diagnostics for tests and benchmarks. */
-  stats(gatewayId: string): { attempts: number; reads: number; maxInFlightPerSession: number } {
+  stats(gatewayId: string): { attempts: number; reads: number; maxInFlightPerSession: number; maxQueuedReads: number } {
     const m = this.member(gatewayId);
-    return { attempts: m.connection.attempts, reads: m.store.readCount, maxInFlightPerSession: m.store.maxInFlightPerSession };
+    return {
+      attempts: m.connection.attempts,
+      reads: m.store.readCount,
+      maxInFlightPerSession: m.store.maxInFlightPerSession,
+      maxQueuedReads: m.store.maxQueuedReads,
+    };
   }
 
   private gatewaySnapshot(m: Member): GatewaySnapshot {

@@ -2,9 +2,10 @@
 // real Gateway cannot produce out-of-order replies, slow reads or malformed cards on demand).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { AGENT_SCOPE_CAPABILITY, CardStore, slotKey, type CardStoreOptions } from "../../main/core/card-store.ts";
+import { AGENT_SCOPE_CAPABILITY, CardStore, MAX_SESSION_KEY_LENGTH, slotKey, type CardStoreOptions } from "../../main/core/card-store.ts";
 import type { ConnectionState, DeskChange, CardEntry } from "../../main/core/types.ts";
-import { DONE, fakeTransport, gatewayError, settle, sleep, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
+import { DONE, fakeTransport, gatewayError, PENDING, settle, sleep, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
+import { until } from "../harness/until.ts";
 
 /** A hang (an awaited reply that never comes) fails fast instead of stalling the run. */
 const T = { timeout: 5_000 };
@@ -625,5 +626,143 @@ describe("CardStore: concurrency", () => {
     await settle();
     assert.equal(gets(h, B), 1);
     assert.equal(h.t.of("progressCard.get", { pending: true }).length, 0);
+  });
+});
+
+describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => `agent:main:flood:${i}`);
+  /** The budget's clock: standing still until a test lets time run (1 real ms = 1 s). */
+  const budgetClock = () => {
+    const c = { at: 0, running: false, now: () => (c.running ? c.at + performance.now() * 1000 : c.at) };
+    return c;
+  };
+
+  test("a flood of hints is coalesced in the queue: reads stop at the budget, one per session, the latest state", T, async () => {
+    const keys = many(50);
+    const mono = budgetClock();
+    const h = harness({ rows: [], store: { maxReadsPerSecond: 10, monotonicNow: mono.now } });
+    await h.store.onReady();
+    const revisions = new Map<string, number>();
+    for (let i = 0; i < 1000; i++) {
+      const key = keys[i % keys.length]!;
+      revisions.set(key, i + 1);
+      h.store.onEvent("progressCard.changed", { sessionKey: key, revision: i + 1 });
+    }
+    assert.equal(h.t.of("progressCard.get").length, 10, "the burst of the budget, not one read per hint");
+    for (const c of h.t.of("progressCard.get", { pending: true })) {
+      const key = c.params.sessionKey as string;
+      c.resolve({ card: wireCard(key, revisions.get(key)!, DONE) });
+    }
+    await settle();
+    // Every first read was answered after all hints, so those sessions are done; the other 40 wait.
+    assert.equal(h.t.of("progressCard.get").length, 10, "no read without budget");
+    mono.running = true;
+    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, revisions.get(p.sessionKey as string)!, DONE) }));
+    await until("every session read", () => keys.every((k) => h.store.entry(k)?.card?.revision === revisions.get(k)), 4_000);
+    await until("the queue empty", () => h.store.queuedReads === 0 && h.t.of("progressCard.get", { pending: true }).length === 0, 4_000);
+    // The 10 in flight while hints kept coming read once more; every other session once.
+    assert.equal(h.t.of("progressCard.get").length, keys.length + 10, "60 reads for 1000 hints");
+    assert.equal(h.t.maxPendingPerSession("progressCard.get"), 1);
+    assert.ok(h.store.maxQueuedReads <= keys.length, "at most one waiting read per session");
+  });
+
+  test("the budget refills with time: sustained reads follow the rate, and a session waiting in line is not overtaken", T, async () => {
+    const keys = many(6);
+    const mono = budgetClock();
+    const h = harness({ rows: [], store: { maxReadsPerSecond: 2, monotonicNow: mono.now } });
+    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
+    await h.store.onReady();
+    for (const key of keys) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: 1 });
+    await settle();
+    assert.deepEqual(h.t.of("progressCard.get").map((c) => c.params.sessionKey), keys.slice(0, 2));
+    mono.at += 500; // one more read is due
+    await until("the third read", () => h.t.of("progressCard.get").length === 3, 2_000);
+    await settle();
+    assert.equal(h.t.of("progressCard.get").length, 3);
+    // Budget is due again, but a hint for a session read earlier goes behind those still waiting.
+    mono.at += 1_000;
+    h.store.onEvent("progressCard.changed", { sessionKey: keys[0], revision: 2 });
+    assert.equal(h.t.of("progressCard.get").length, 3, "no read ahead of the queue");
+    mono.running = true;
+    await until("every read", () => h.t.of("progressCard.get").length === 7, 2_000);
+    assert.deepEqual(h.t.of("progressCard.get").map((c) => c.params.sessionKey), [...keys, keys[0]]);
+  });
+
+  test("a disconnect drops the queue; the reconnect reads again within the budget", T, async () => {
+    const keys = many(5);
+    const mono = budgetClock();
+    const h = harness({ rows: keys.map((key) => ({ key })), store: { maxReadsPerSecond: 2, monotonicNow: mono.now } });
+    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
+    await h.store.onReady();
+    await settle();
+    assert.equal(h.t.of("progressCard.get").length, 2);
+    assert.equal(h.store.queuedReads, 3);
+    h.store.onConnectionState(OFFLINE);
+    assert.equal(h.store.queuedReads, 0, "the queue is dropped");
+    mono.running = true;
+    await settle();
+    assert.equal(h.t.of("progressCard.get").length, 2, "nothing read while offline");
+    await h.store.onReady();
+    await until("every session read after the reconnect", () => keys.every((k) => h.store.entry(k)?.card), 2_000);
+    h.store.dispose();
+  });
+});
+
+describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 8)", () => {
+  test("change events for ever-new sessions stop adding sessions at the cap; a session already followed still updates", T, async () => {
+    const h = harness({ store: { maxSessions: 10 } });
+    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
+    await h.store.onReady(); // the roster's A is the first session
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      for (let i = 0; i < 1000; i++) h.store.onEvent("progressCard.changed", { sessionKey: `agent:main:new:${i}`, revision: 1 });
+      for (let i = 0; i < 1000; i++) {
+        const key = `agent:main:other:${i}`;
+        h.store.onEvent("sessions.changed", { sessionKey: key, reason: "create", session: { key, label: `Other ${i}` } });
+      }
+      await settle();
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    assert.equal(h.store.entries().length, 10, "the cap, not one session per key named");
+    assert.ok(h.store.sessionList().length <= 10, `${h.store.sessionList().length} session rows kept`);
+    assert.equal(h.t.of("progressCard.get").length, 10);
+    assert.equal(h.store.droppedHints, 1991);
+    assert.equal(warnings.filter((w) => /named more than 10 sessions/.test(w)).length, 1, "warned once");
+    // A session already followed still updates.
+    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
+    await settle();
+    assert.equal(gets(h, A), 2);
+  });
+
+  test("a session key longer than any real one is not a session", T, async () => {
+    const h = harness();
+    await ready(h);
+    const long = `agent:main:${"k".repeat(MAX_SESSION_KEY_LENGTH)}`;
+    h.store.onEvent("progressCard.changed", { sessionKey: long, revision: 1 });
+    h.store.onEvent("sessions.changed", { sessionKey: long, reason: "create" });
+    h.store.onEvent("sessions.changed", { sessionKey: long, reason: "update" });
+    await settle();
+    assert.equal(h.t.of("progressCard.get").length, 1, "only the first read of A");
+    assert.equal(h.t.of("sessions.list").length, 0, "a long key is not a keyless 'list again'");
+    assert.equal(h.store.entry(long), null);
+  });
+
+  test("repeated keyless updates list once, and once more after the list in flight", T, async () => {
+    const h = harness();
+    await ready(h);
+    h.t.auto.set("sessions.list", () => PENDING);
+    for (let i = 0; i < 100; i++) h.store.onEvent("sessions.changed", { reason: "update" });
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 1);
+    h.t.of("sessions.list", { pending: true })[0]!.resolve({ sessions: [{ key: A }] });
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 2, "exactly one more for the hints meanwhile");
+    h.t.of("sessions.list", { pending: true })[0]!.resolve({ sessions: [{ key: A }] });
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 2);
   });
 });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
+import { missingTool } from "../harness/required-tool.ts";
 import { plan, sleep } from "./support.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -200,7 +201,9 @@ describe("watch, plain and usage", () => {
   });
 });
 
-describe("watch in a terminal", { skip: spawnSync("script", ["--version"]).status !== 0 ? "util-linux `script` (a pseudo-terminal) is not installed" : false }, () => {
+const noScript = spawnSync("script", ["--version"]).status !== 0 && missingTool("util-linux `script` (a pseudo-terminal) is not installed");
+
+describe("watch in a terminal", { skip: noScript }, () => {
   test("one block rewritten in place, at most 10 redraws a second, and the OSC 9;4 indicator", async () => {
     const env = cleanEnv({ TERM_PROGRAM: "ghostty", COLUMNS: "100" });
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} watch --url ${gw.url} --token ${gw.token}`;

@@ -3,8 +3,9 @@
 //   passed  — tests that ran and passed;
 //   failed  — tests that failed or were cancelled, plus suites and files that failed on their
 //             own (a failing before/after hook, a file that does not load);
-//   skipped — skipped and todo tests; a suite skipped as a whole counts once, because node:test
-//             never reports the tests inside it (scripts/lint-tests.ts forbids such suites).
+//   skipped — skipped and todo tests. node:test never reports the tests of a suite skipped as a
+//             whole; scripts/test-skipped-suites.ts makes it report them, and should that module
+//             not be loaded, such a suite still counts once (and is named) rather than not at all.
 
 /** The part of a `test:pass` / `test:fail` event's data that the count reads. */
 export type ResultData = {

@@ -35,6 +35,8 @@ export type CardStoreOptions = {
   /** First delay before retrying a failed read; doubles to 30 s. */
   readRetryMs?: number;
   subscribeParams?: Record<string, unknown>;
+  /** Runs `fn` after `ms` and returns its cancel (default: setTimeout); tests pass a manual one. */
+  schedule?: (fn: () => void, ms: number) => () => void;
 };
 
 type Slot = CardEntry & {
@@ -44,9 +46,11 @@ type Slot = CardEntry & {
   again: boolean;
   /** Bumped when a write reply is applied, so a read that started earlier cannot undo it. */
   writeEpoch: number;
-  retryTimer: ReturnType<typeof setTimeout> | null;
+  /** Cancels the pending retry of a failed read. */
+  retryTimer: (() => void) | null;
   retryCount: number;
-  refreshTimer: ReturnType<typeof setTimeout> | null;
+  /** Cancels the pending refresh timeout. */
+  refreshTimer: (() => void) | null;
 };
 
 export type ReadTarget = { sessionKey: string; agentId?: string };
@@ -102,6 +106,12 @@ export class CardStore {
     this.opts = opts;
     this.readTokens = this.readsPerSecond();
     this.tokensAt = this.monotonicNow();
+  }
+
+  private schedule(fn: () => void, ms: number): () => void {
+    if (this.opts.schedule) return this.opts.schedule(fn, ms);
+    const timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
   }
 
   private now(): number {
@@ -519,7 +529,7 @@ export class CardStore {
     const delay = code === "SESSION_MUTATION_AUTHORIZATION_CHANGED" ? 100 : Math.min(30_000, (this.opts.readRetryMs ?? 2000) * 2 ** slot.retryCount);
     slot.retryCount += 1;
     clearTimer(slot, "retryTimer");
-    slot.retryTimer = setTimeout(() => {
+    slot.retryTimer = this.schedule(() => {
       slot.retryTimer = null;
       this.requestRead(slot);
     }, delay);
@@ -581,7 +591,7 @@ export class CardStore {
     if (state?.status === "pending" && slot.card && slot.card.revision > state.baseline) state = null;
     slot.refresh = state;
     if (state?.status === "pending" && timeoutMs !== undefined) {
-      slot.refreshTimer = setTimeout(() => {
+      slot.refreshTimer = this.schedule(() => {
         slot.refreshTimer = null;
         if (slot.refresh?.status === "pending" && slot.refresh.key === state.key) {
           slot.refresh = { status: "timed_out", key: state.key, baseline: state.baseline, at: this.now() };
@@ -603,8 +613,7 @@ export class CardStore {
 }
 
 function clearTimer(slot: Slot, which: "retryTimer" | "refreshTimer"): void {
-  const t = slot[which];
-  if (t) clearTimeout(t);
+  slot[which]?.();
   slot[which] = null;
 }
 

@@ -48,6 +48,8 @@ export type ConnectionOptions = {
   backoff?: BackoffPolicy;
   random?: () => number;
   now?: () => number;
+  /** Runs `fn` after `ms` and returns its cancel (default: setTimeout); tests pass a manual one. */
+  schedule?: (fn: () => void, ms: number) => () => void;
   createClient?: ClientFactory;
   requestTimeoutMs?: number;
   /** Called for every state change, in order. */
@@ -65,7 +67,8 @@ const SCOPES = ["operator.read", "operator.write"];
 export class GatewayConnection {
   private readonly opts: ConnectionOptions;
   private client: ClientLike | null = null;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** Cancels the pending retry. */
+  private cancelRetry: (() => void) | null = null;
   private failures = 0;
   private lastError: ErrorFacts | null = null;
   private terminal = false;
@@ -331,10 +334,15 @@ export class GatewayConnection {
       restarting,
       advice: offlineAdvice(this.opts.url, why, delay, restarting),
     });
-    this.timer = setTimeout(() => {
-      this.timer = null;
+    const fire = () => {
+      this.cancelRetry = null;
       this.connect();
-    }, delay);
+    };
+    if (this.opts.schedule) this.cancelRetry = this.opts.schedule(fire, delay);
+    else {
+      const timer = setTimeout(fire, delay);
+      this.cancelRetry = () => clearTimeout(timer);
+    }
   }
 
   private dropClient(): void {
@@ -351,8 +359,8 @@ export class GatewayConnection {
   }
 
   private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.cancelRetry?.();
+    this.cancelRetry = null;
   }
 
   private now(): number {

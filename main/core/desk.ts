@@ -33,6 +33,8 @@ export type DeskOptions = {
   /** Display and detector options of the activity lines (Settings can change them later). */
   activity?: Partial<Omit<ActivityOptions, "now" | "schedule">>;
   now?: () => number;
+  /** Runs `fn` after `ms` and returns its cancel, for connection and card retries (default: setTimeout). */
+  schedule?: (fn: () => void, ms: number) => () => void;
 };
 
 /** How often the activity tracker re-checks silent runs and expires old lines while it needs to. */
@@ -123,6 +125,7 @@ export class ProgressDesk {
       ...(opts.random ? { random: opts.random } : {}),
       ...(opts.createClient ? { createClient: opts.createClient } : {}),
       ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+      ...(opts.schedule ? { schedule: opts.schedule } : {}),
       onState: (state) => {
         store?.onConnectionState(state);
         if (state.state !== "connected") {
@@ -153,6 +156,7 @@ export class ProgressDesk {
         this.emit(change);
       },
       ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
+      ...(opts.schedule ? { schedule: opts.schedule } : {}),
     });
     boards = new BoardStore({
       transport: connection,

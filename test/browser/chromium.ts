@@ -1,11 +1,13 @@
 // Real Chromium for browser suites (playwright-core drives the system Chromium; Playwright's
-// own browser download is not used). Suites skip with a clear reason where none exists:
+// own browser download is not used). Suites skip with a clear reason where none exists (and
+// fail under CI=true, see test/harness/required-tool.ts):
 //   const chromium = chromiumAvailable();
 //   describe("…", { skip: chromium.ok ? false : chromium.reason }, () => { … });
 // Network: guardNetwork() blocks and records every request that is not for the local test
 // server, so "no request leaves the page" is asserted, not assumed.
 import { accessSync, constants } from "node:fs";
 import { chromium } from "playwright-core";
+import { missingTool } from "../harness/required-tool.ts";
 import type { Browser, BrowserContext } from "playwright-core";
 
 const DEFAULT_CHROMIUM = "/usr/bin/chromium";
@@ -23,7 +25,7 @@ export function chromiumAvailable(): { ok: true } | { ok: false; reason: string 
     const reason = process.env.CHROMIUM_PATH
       ? `CHROMIUM_PATH=${path} is not an executable file`
       : `no executable Chromium at ${path} (set CHROMIUM_PATH to use another one)`;
-    return { ok: false, reason };
+    return { ok: false, reason: missingTool(reason) };
   }
 }
 

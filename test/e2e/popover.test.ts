@@ -7,11 +7,14 @@ import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
+import { until } from "../harness/until.ts";
 import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
 declare const window: any;
+declare const MutationObserver: any;
+declare const requestAnimationFrame: (callback: () => void) => number;
 type HTMLElement = any;
 
 const chromium = chromiumAvailable();
@@ -49,7 +52,8 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       assert.equal(await toggle.getAttribute("aria-expanded"), "true", "a new card starts expanded (E1)");
       await toggle.click();
       assert.equal(await toggle.getAttribute("aria-expanded"), "false");
-      await page.waitForTimeout(100);
+      // Measured once the collapse is painted (reduced motion: no transition to wait for).
+      await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
       const box = await c.boundingBox();
 
       await agent.put(key, { markdown: "Running checks", plan: plan("completed", "completed", "in_progress") });
@@ -63,9 +67,11 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       const gatewayId = th.desk.gatewayIds()[0]!;
       const confirmedBefore = th.desk.entry(gatewayId, key)?.confirmedAt ?? 0;
       th.desk.wake();
-      for (let i = 0; i < 100 && (th.desk.entry(gatewayId, key)?.confirmedAt ?? 0) <= confirmedBefore; i += 1) await page.waitForTimeout(100);
-      assert.ok((th.desk.entry(gatewayId, key)?.confirmedAt ?? 0) > confirmedBefore, "the card was re-read after the reconnect");
-      await page.waitForTimeout(300);
+      await until("the card to be re-read after the reconnect", () => (th.desk.entry(gatewayId, key)?.confirmedAt ?? 0) > confirmedBefore);
+      // A later write reaches the page after the re-read (one ordered socket): once it shows,
+      // the page has had the reconnect's update too.
+      await agent.put(key, { markdown: "Running checks", plan: plan("completed", "completed", "completed", "in_progress") });
+      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "3/4", key, { timeout: 15_000 });
       assert.equal(await toggle.getAttribute("aria-expanded"), "false", "still collapsed after a reconnect");
 
       // Enter and Space on the title bar toggle (E4).
@@ -158,16 +164,33 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       await c.waitFor({ timeout: 15_000 });
       const time = await c.locator("time").textContent();
       await c.locator("button.refresh").click();
-      await page.waitForFunction((k) => /Refreshing|No update yet/.test(document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? ""), key, { timeout: 5000 }).catch(async (e) => {
+      await page.waitForFunction((k) => /Refreshing|No update yet/.test(document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? ""), key, { timeout: 15_000 }).catch(async (e) => {
         throw new Error(`${e.message}\ncard text: ${await c.textContent()}`);
       });
       assert.equal(await c.locator("time").textContent(), time, "the previous card and timestamp stay while pending");
       const retry = c.getByRole("button", { name: /Retry/ }).first();
       await retry.waitFor({ timeout: 10_000 });
       const before = th.desk.entry(th.desk.gatewayIds()[0]!, key)?.refresh?.key;
-      await retry.click();
-      await c.getByText(/Refreshing/).waitFor({ timeout: 5000 });
-      assert.equal(th.desk.entry(th.desk.gatewayIds()[0]!, key)?.refresh?.key, before, "Retry reuses the idempotency key");
+      // "Refreshing" lasts only until the next timeout (1.5 s): record it when it is shown,
+      // rather than hoping to look while it lasts.
+      await c.evaluate((el) => {
+        window.sawRefreshing = false;
+        new MutationObserver(() => {
+          if (/Refreshing/.test(el.textContent ?? "")) window.sawRefreshing = true;
+        }).observe(el, { subtree: true, childList: true, characterData: true });
+      });
+      const pending: (string | undefined)[] = [];
+      const unsubscribe = th.desk.subscribe((ch) => {
+        if (ch.type === "card" && ch.entry.sessionKey === key && ch.entry.refresh?.status === "pending") pending.push(ch.entry.refresh.key);
+      });
+      try {
+        await retry.click();
+        await page.waitForFunction(() => window.sawRefreshing === true, undefined, { timeout: 15_000 });
+        await until("the retried refresh to be pending", () => pending.length > 0);
+      } finally {
+        unsubscribe();
+      }
+      assert.equal(pending[0], before, "Retry reuses the idempotency key");
     } finally {
       await context.close();
     }

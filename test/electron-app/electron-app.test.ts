@@ -101,11 +101,15 @@ describe("the Electron app (Playwright _electron)", () => {
     // A fresh launch has no renderer at all.
     await app.close();
     app = await launch();
-    await new Promise((r) => setTimeout(r, 3000));
+    // Measured in the steady states, not after a pause: connected with the tray drawn, then
+    // with the popover's page loaded and shown.
+    await until("connected", async () => (await hooks(app, (h) => h.trayModel()))?.connections.some((c) => /Connected/.test(c.label)));
     const idle = await total();
+    const opened = app.waitForEvent("window");
     await hooks(app, (h) => h.clickTray());
+    const popover = await opened;
+    await popover.waitForLoadState("load");
     await until("popover", () => hooks(app, (h) => h.popoverVisible()));
-    await new Promise((r) => setTimeout(r, 2000));
     const open = await total();
     console.log(`memory (sum of working sets): tray only ${idle.toFixed(0)} MB, popover open ${open.toFixed(0)} MB`);
     assert.ok(idle <= 120, `tray only: ${idle.toFixed(0)} MB`);

@@ -7,13 +7,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { card, helloOk, startFakeGateway, type FakeGateway } from "./fake-gateway.ts";
-import { sleep, startDesk, type DeskHarness } from "../gateway/support.ts";
+import { closedAfterPause, countedTimers, observedClients, startDesk, type DeskHarness } from "../gateway/support.ts";
+import { until } from "../harness/until.ts";
 
 const KEY = "agent:main:dashboard:11111111-2222-4333-8444-555555555555";
 const cleanups: (() => unknown)[] = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
+
+/**
+ * A desk whose retry timers are counted and whose client callbacks are observed: once the
+ * last close is handled and no timer is due, no retry can come.
+ */
+async function watchedDesk(url: string): Promise<{ d: DeskHarness; timers: ReturnType<typeof countedTimers>; handled: string[] }> {
+  const timers = countedTimers();
+  const { createClient, handled } = observedClients();
+  const d = await startDesk({ url, token: "t".repeat(64) }, { schedule: timers.schedule, createClient });
+  cleanups.push(() => d.stop());
+  return { d, timers, handled };
+}
 
 async function setup(handle?: Parameters<typeof startFakeGateway>[0]): Promise<{ fake: FakeGateway; d: DeskHarness }> {
   const fake = await startFakeGateway(handle);
@@ -30,6 +43,7 @@ describe("malformed frames", () => {
     const { fake, d } = await setup({ handle: (req) => (req.method === "progressCard.get" ? { ok: true, payload: { card: card(KEY, revision) } } : undefined) });
     await d.waitForState("connected", 10_000);
     const s = fake.socket()!;
+    const since = d.changes.length;
     s.raw("this is not json");
     s.raw(Buffer.from([0xff, 0xfe, 0x00, 0x01]));
     s.raw("[1,2,3]");
@@ -39,11 +53,12 @@ describe("malformed frames", () => {
     s.raw('{"type":"event","event":"progressCard.changed","payload":{"sessionKey":42}}');
     s.raw('{"type":"event","event":"sessions.changed","payload":{"sessionKey":"' + KEY + '","session":{"key":7}}}');
     s.raw(JSON.stringify({ type: "event", event: "x".repeat(100_000), payload: {} }));
-    await sleep(200);
-    assert.equal(d.desk.snapshot().gateways[0]!.connection.state, "connected");
+    // A good event after the garbage on the same socket: once it is handled, so was the garbage.
     s.event("progressCard.changed", { sessionKey: KEY, revision: 1 });
     const e = await d.waitForCard(KEY, (x) => x.card?.revision === 1);
     assert.equal(e.card?.markdown, "Revision 1");
+    assert.deepEqual(d.changes.slice(since).filter((c) => c.type === "connection"), [], "the connection never changed state");
+    assert.equal(d.desk.snapshot().gateways[0]!.connection.state, "connected");
     revision = 2;
     s.event("progressCard.changed", { sessionKey: KEY, revision: 2 });
     await d.waitForCard(KEY, (x) => x.card?.revision === 2);
@@ -91,8 +106,7 @@ describe("sequence gap", () => {
     const rosterLists = () => fake.requests.filter((r) => r.method === "sessions.list" && r.params.hasBoard !== true).length;
     const listsBefore = rosterLists();
     s.event("tick", { ts: Date.now() }, 5); // seq 2–4 never arrive
-    for (let i = 0; i < 50 && gets(fake).length === readsBefore; i += 1) await sleep(20);
-    assert.ok(gets(fake).length > readsBefore, "the card was read again");
+    await until("the card to be read again", () => gets(fake).length > readsBefore);
     assert.equal(rosterLists(), listsBefore + 1, "the roster was listed again");
     assert.ok(fake.requests.some((r) => r.method === "sessions.list" && r.params.hasBoard === true), "and the boards");
   });
@@ -151,20 +165,18 @@ describe("connection failures a local Gateway never sends", () => {
       }),
     });
     cleanups.push(() => fake.close());
-    const d = await startDesk({ url: fake.url, token: "t".repeat(64) });
-    cleanups.push(() => d.stop());
+    const { d, timers, handled } = await watchedDesk(fake.url);
     const st = await d.waitForState("pairing_required", 10_000);
     assert.ok(st.state === "pairing_required");
     assert.equal(st.requestId, "req-7f3a");
     assert.equal(st.command, "openclaw devices approve req-7f3a");
     assert.match(st.advice, /openclaw devices approve req-7f3a/);
-    const n = fake.connections;
-    await sleep(1500);
-    assert.equal(fake.connections, n, "pairing stops retrying until something changes");
+    await until("the refused socket's close to be handled", () => closedAfterPause(handled));
+    assert.equal(timers.pending(), 0, "pairing stops retrying until something changes");
+    assert.equal(fake.connections, 1);
     // Approved on the host: the person retries.
     d.desk.retry(d.gatewayId);
-    await sleep(300);
-    assert.equal(fake.connections, n + 1);
+    await until("the person's retry to connect", () => fake.connections === 2);
   });
 
   test("watch exits 4 on pairing_required and prints the approve command", async () => {
@@ -198,12 +210,12 @@ describe("connection failures a local Gateway never sends", () => {
     test(`a Gateway with ${name} is "update required", with no retries`, async () => {
       const fake = await startFakeGateway({ onConnect: () => ({ ok: true, payload: hello }) });
       cleanups.push(() => fake.close());
-      const d = await startDesk({ url: fake.url, token: "t".repeat(64) });
-      cleanups.push(() => d.stop());
+      const { d, timers } = await watchedDesk(fake.url);
       const st = await d.waitForState("update_required", 10_000);
       assert.ok(st.state === "update_required");
       assert.match(st.reason, reason);
-      await sleep(800);
+      // The hello is judged and the client dropped in one go, before the state is shown.
+      assert.equal(timers.pending(), 0, "no retry is due");
       assert.equal(fake.connections, 1);
     });
   }
@@ -240,16 +252,15 @@ describe("agent scope (G4)", () => {
     });
     await d.waitForState("connected", 10_000);
     d.desk.track(d.gatewayId, "global", "research");
-    for (let i = 0; i < 50 && !gets(fake).some((r) => r.params.sessionKey === "global"); i += 1) await sleep(20);
+    await until("the bare key's read", () => gets(fake).some((r) => r.params.sessionKey === "global"));
     const read = gets(fake).find((r) => r.params.sessionKey === "global");
     assert.deepEqual(read?.params, { sessionKey: "global", agentId: "research" });
     // Events name the key agent-qualified; the hint reaches the bare-key card.
     fake.socket()!.event("progressCard.changed", { sessionKey: "agent:research:global", revision: 2 });
-    for (let i = 0; i < 50 && gets(fake).filter((r) => r.params.sessionKey === "global").length < 2; i += 1) await sleep(20);
-    assert.equal(gets(fake).filter((r) => r.params.sessionKey === "global").length, 2);
+    await until("the hinted re-read", () => gets(fake).filter((r) => r.params.sessionKey === "global").length === 2);
     // An agent: key never carries agentId.
     fake.socket()!.event("progressCard.changed", { sessionKey: KEY, revision: 1 });
-    for (let i = 0; i < 50 && !gets(fake).some((r) => r.params.sessionKey === KEY); i += 1) await sleep(20);
+    await until("the agent key's read", () => gets(fake).some((r) => r.params.sessionKey === KEY));
     assert.deepEqual(gets(fake).find((r) => r.params.sessionKey === KEY)?.params, { sessionKey: KEY });
 
     const old = await startFakeGateway({ onConnect: () => ({ ok: true, payload: helloOk({ features: { methods: ["progressCard.get", "sessions.subscribe"], events: [], capabilities: [] } }) }) });

@@ -3,7 +3,6 @@
 // the `item` stream reaches every operator client (docs/agent-events.md).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { ActivityTracker, type ActivityOptions, type SessionActivity } from "../../main/core/activity.ts";
 import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
@@ -152,14 +151,18 @@ describe("activity from real agent runs", () => {
 
   test("a quiet live run is flagged silent by tick(); a card change by another client clears it", { timeout: 60_000 }, async () => {
     let key: string | null = null;
-    const t = track(() => key, { stall: { pollingRepeats: 5, silentMs: 1500 } });
+    // The tracker's clock runs ahead on demand: the quiet stretch is skipped, not waited out.
+    let ahead = 0;
+    const t = track(() => key, { stall: { pollingRepeats: 5, silentMs: 1500 }, now: () => Date.now() + ahead });
     try {
       key = await user.createSession();
       const k = key;
       const turn = user.runTurn(k, [{ tool: "exec", args: { command: "echo once" } }, { text: "done", delayMs: 5000 }]);
       await until("the exec line", () => t.tracker.get(GW, k)?.lines.at(-1)?.status === "done");
-      // The model is "thinking" for 5 s: no events reach the client meanwhile.
-      await sleep(2000);
+      // The model is "thinking" for 5 s, so the run stays live; 2 s pass for the tracker.
+      t.tracker.tick();
+      assert.equal(t.tracker.get(GW, k)!.stall, null, "not silent before silentMs");
+      ahead = 2000;
       t.tracker.tick();
       const silent = t.tracker.get(GW, k)!;
       assert.equal(silent.live, true);

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
-import { plan, sleep, startDesk, type DeskHarness } from "./support.ts";
+import { plan, startDesk, type DeskHarness } from "./support.ts";
 
 let gw: TestGateway;
 let agent: BareClient; // plays the agent: writes cards through progressCard.put
@@ -103,6 +103,7 @@ describe("card sync", () => {
     const key = await agent.createSession();
     await agent.put(key, { markdown: "Good card" });
     await d.waitForCard(key, (x) => x.card?.revision === 1);
+    const since = d.changes.length;
 
     const reject = async (card: Parameters<BareClient["put"]>[1]): Promise<{ code: string; message: string }> => {
       try {
@@ -123,10 +124,16 @@ describe("card sync", () => {
     const longStep = await reject({ plan: [{ step: "x".repeat(513), status: "pending" }] });
     assert.equal(longStep.code, "INVALID_REQUEST");
 
-    await sleep(300);
-    const e = d.entry(key);
-    assert.equal(e?.card?.revision, 1, "rejected writes change nothing");
-    assert.equal(e?.card?.markdown, "Good card");
+    // A good write after the rejected ones: it is revision 2 (none of them was saved), and
+    // until it arrives the desk showed only the first card.
+    await agent.put(key, { markdown: "After the rejects" });
+    const e = await d.waitForCard(key, (x) => x.card?.markdown === "After the rejects");
+    assert.equal(e.card?.revision, 2, "rejected writes change nothing");
+    const shown = d.changes
+      .slice(since)
+      .flatMap((c) => (c.type === "card" && c.entry.sessionKey === key && c.entry.card ? [c.entry.card] : []))
+      .filter((c) => c.revision !== 2);
+    assert.ok(shown.every((c) => c.revision === 1 && c.markdown === "Good card"), "only the good card was shown before");
   });
 
   test("a put on a key with no session fails clearly and creates nothing", async () => {

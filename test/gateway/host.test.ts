@@ -16,6 +16,7 @@ import { discoverGateway } from "../../main/core/discovery.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
+import { until } from "../harness/until.ts";
 import { plan } from "./support.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -144,11 +145,9 @@ describe("the bridge socket", () => {
 
       const key = await agent.createSession();
       await agent.put(key, { plan: plan("completed", "completed") });
-      for (let i = 0; i < 100 && !c.events.some((e) => e.type === "change" && e.change.type === "card" && e.change.entry.sessionKey === key && e.change.entry.card); i += 1) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const change = c.events.find((e) => e.type === "change" && e.change.type === "card" && e.change.entry.sessionKey === key && e.change.entry.card);
-      assert.ok(change, "a put reaches the page as a change event");
+      const change = await until("the put to reach the page as a change event", () =>
+        c.events.find((e) => e.type === "change" && e.change.type === "card" && e.change.entry.sessionKey === key && e.change.entry.card),
+      );
       assert.equal(change.change.entry.derived.state, "complete");
       assert.equal(JSON.stringify(c.events).includes(gw.token), false, "the token never reaches a page");
 
@@ -186,8 +185,7 @@ describe("the bridge socket", () => {
       const c = rpc(ws);
       const r = await c.call("updateSettings", { collapseByDefault: true });
       assert.equal(r.result.collapseByDefault, true);
-      for (let i = 0; i < 40 && !c.events.some((e) => e.type === "settings"); i += 1) await new Promise((res) => setTimeout(res, 25));
-      assert.ok(c.events.some((e) => e.type === "settings" && e.settings.collapseByDefault === true));
+      await until("the settings event", () => c.events.some((e) => e.type === "settings" && e.settings.collapseByDefault === true));
       await c.call("updateSettings", { collapseByDefault: false });
     } finally {
       ws.close();
@@ -207,12 +205,10 @@ describe("several Gateways (G5)", () => {
       const ids = work.result.gateways.map((g: { id: string }) => g.id);
       const key = await agent.createSession();
       await agent.put(key, { markdown: "seen by both" });
-      let snap: any;
-      for (let i = 0; i < 100; i += 1) {
-        snap = (await c.call("snapshot")).result;
-        if (snap.gateways.length === 2 && snap.gateways.every((g: any) => g.cards.some((e: any) => e.sessionKey === key))) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      let snap: any = await until("the card from both Gateways", async () => {
+        const s = (await c.call("snapshot")).result;
+        return s.gateways.length === 2 && s.gateways.every((g: any) => g.cards.some((e: any) => e.sessionKey === key)) && s;
+      });
       assert.deepEqual(snap.gateways.map((g: any) => g.id).sort(), [...ids].sort());
       assert.deepEqual(snap.gateways.map((g: any) => g.label).sort(), ["Home", "Work"]);
       for (const g of snap.gateways) {
@@ -221,12 +217,10 @@ describe("several Gateways (G5)", () => {
       }
       for (const id of ids) await c.call("removeGateway", id);
       void home;
-      for (let i = 0; i < 50; i += 1) {
-        snap = (await c.call("snapshot")).result;
-        if (snap.gateways.length === 1 && snap.gateways[0].connection.state === "connected") break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(snap.gateways.length, 1, "back to the zero-configuration Gateway");
+      snap = await until("back to the zero-configuration Gateway", async () => {
+        const s = (await c.call("snapshot")).result;
+        return s.gateways.length === 1 && s.gateways[0].connection.state === "connected" && s;
+      });
       assert.equal(snap.gateways[0].label, "Local");
     } finally {
       ws.close();

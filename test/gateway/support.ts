@@ -1,5 +1,7 @@
 // Shared helpers for the real-Gateway suites: a ProgressDesk wired to a test Gateway, with
 // every change recorded, and waits that fail with what was seen instead of hanging.
+import { GatewayClient } from "@openclaw/gateway-client";
+import type { ClientFactory } from "../../main/core/connection.ts";
 import { ProgressDesk, type DeskOptions } from "../../main/core/desk.ts";
 import type { BackoffPolicy } from "../../main/core/backoff.ts";
 import { gatewayIdForUrl } from "../../main/core/discovery.ts";
@@ -85,8 +87,51 @@ export async function startDesk(
   };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/**
+ * The real client, wrapped so a test sees which of its callbacks the connection has handled,
+ * in order ("paused", "close"): a close listed after a pause has been fully handled.
+ */
+export function observedClients(): { createClient: ClientFactory; handled: string[] } {
+  const handled: string[] = [];
+  const createClient: ClientFactory = (opts) =>
+    new GatewayClient({
+      ...opts,
+      onReconnectPaused: (info) => {
+        opts.onReconnectPaused?.(info);
+        handled.push("paused");
+      },
+      onClose: (code, reason) => {
+        opts.onClose?.(code, reason);
+        handled.push("close");
+      },
+    });
+  return { createClient, handled };
+}
+
+/** True once the connection has handled a close that came after the client paused. */
+export const closedAfterPause = (handled: readonly string[]): boolean =>
+  handled.includes("paused") && handled.lastIndexOf("close") > handled.lastIndexOf("paused");
+
+/**
+ * Real timers that keep count of what is still due: given to a desk as `schedule`, they show
+ * that no retry is pending (so none can come) without waiting to see whether one does.
+ */
+export function countedTimers(): { schedule: (fn: () => void, ms: number) => () => void; pending(): number } {
+  const due = new Set<ReturnType<typeof setTimeout>>();
+  return {
+    schedule(fn, ms) {
+      const timer = setTimeout(() => {
+        due.delete(timer);
+        fn();
+      }, ms);
+      due.add(timer);
+      return () => {
+        clearTimeout(timer);
+        due.delete(timer);
+      };
+    },
+    pending: () => due.size,
+  };
 }
 
 export const plan = (...statuses: ("pending" | "in_progress" | "completed")[]) =>

@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { plan, sleep } from "./support.ts";
+import { missingTool } from "../harness/required-tool.ts";
+import { until } from "../harness/until.ts";
+import { plan } from "./support.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const bin = join(root, "dist", "main", "cli", "progress-desk.js");
@@ -177,11 +179,9 @@ describe("watch, plain and usage", () => {
     child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
     try {
       const key = await agent.createSession();
-      for (let i = 0; i < 100 && !/connected/.test(out); i += 1) await sleep(200);
+      await until("watch to connect", () => /connected — Connected to/.test(out));
       await agent.put(key, { plan: plan("completed", "completed") });
-      for (let i = 0; i < 100 && !/2\/2 done/.test(out); i += 1) await sleep(100);
-      assert.match(out, /connected — Connected to/);
-      assert.match(out, /2\/2 done/);
+      await until("the card's line", () => /2\/2 done/.test(out));
       assert.doesNotMatch(out, /\x1b\[/, "no escape sequences in plain mode");
     } finally {
       child.kill("SIGINT");
@@ -200,7 +200,9 @@ describe("watch, plain and usage", () => {
   });
 });
 
-describe("watch in a terminal", { skip: spawnSync("script", ["--version"]).status !== 0 ? "util-linux `script` (a pseudo-terminal) is not installed" : false }, () => {
+const noScript = spawnSync("script", ["--version"]).status !== 0 && missingTool("util-linux `script` (a pseudo-terminal) is not installed");
+
+describe("watch in a terminal", { skip: noScript }, () => {
   test("one block rewritten in place, at most 10 redraws a second, and the OSC 9;4 indicator", async () => {
     const env = cleanEnv({ TERM_PROGRAM: "ghostty", COLUMNS: "100" });
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} watch --url ${gw.url} --token ${gw.token}`;
@@ -208,15 +210,15 @@ describe("watch in a terminal", { skip: spawnSync("script", ["--version"]).statu
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
     try {
-      for (let i = 0; i < 150 && !/connected/.test(out); i += 1) await sleep(200);
+      await until("watch to connect", () => /connected/.test(out), 30_000);
       const key = await agent.createSession();
       const start = out.length;
       const t0 = Date.now();
       for (let i = 1; i <= 30; i += 1) {
         await agent.put(key, { plan: [{ step: `Write ${i}`, status: i === 30 ? "completed" : "in_progress" }, { step: "Last", status: i === 30 ? "completed" : "pending" }] });
       }
-      for (let i = 0; i < 50 && !/Last|2\/2/.test(out.slice(start)); i += 1) await sleep(100);
-      await sleep(300);
+      // The last write completes the card: its block and the full progress indicator end the burst.
+      await until("the completed card's block", () => /2\/2/.test(out.slice(start)) && /\x1b\]9;4;1;100\x07/.test(out));
       const seconds = (Date.now() - t0) / 1000;
       const burst = out.slice(start);
       const redraws = (burst.match(/\x1b\[J/g) ?? []).length;

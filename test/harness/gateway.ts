@@ -24,7 +24,8 @@ export type TestGateway = {
   dispose(): Promise<void>;
 };
 
-const READY_TIMEOUT_MS = 60_000;
+// A ceiling, not a wait: generous, because a loaded CI machine can take minutes to start one.
+const READY_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 10_000;
 const MAX_LOG_LINES = 20_000;
 // eslint-disable-next-line no-control-regex

@@ -5,14 +5,15 @@ import assert from "node:assert/strict";
 import { CardStore } from "../../main/core/card-store.ts";
 import { CONFIRM_CLEAR_QUESTION, DEFAULT_REFRESH_TIMEOUT_MS, dismissCard, refreshCard } from "../../main/core/actions.ts";
 import type { CardEntry, DeskChange } from "../../main/core/types.ts";
-import { DONE, fakeTransport, gatewayError, settle, sleep, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
+import { DONE, fakeTransport, gatewayError, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
+import { ManualTimers } from "./manual-timers.ts";
 
 /** A hang (an awaited reply that never comes) fails fast instead of stalling the run. */
 const T = { timeout: 5_000 };
 
 const A = "agent:main:dashboard:aaaa";
 
-type H = { t: FakeTransport; store: CardStore; changes: DeskChange[]; entry(): CardEntry };
+type H = { t: FakeTransport; store: CardStore; changes: DeskChange[]; timers: ManualTimers; entry(): CardEntry };
 
 /** A connected store holding `card` for A; the store is disposed after the test (no timers left). */
 async function withCard(tc: TestContext, card: unknown, opts: { methods?: string[]; capabilities?: string[]; key?: string; agentId?: string } = {}): Promise<H> {
@@ -26,7 +27,8 @@ async function withCard(tc: TestContext, card: unknown, opts: { methods?: string
     });
   }
   const changes: DeskChange[] = [];
-  const store = new CardStore({ gatewayId: "gw", transport: t, emit: (c) => changes.push(c), readRetryMs: 5 });
+  const timers = new ManualTimers();
+  const store = new CardStore({ gatewayId: "gw", transport: t, emit: (c) => changes.push(c), readRetryMs: 5, schedule: timers.schedule });
   tc.after(() => store.dispose());
   await store.onReady();
   store.track(key, opts.agentId ?? null);
@@ -35,7 +37,7 @@ async function withCard(tc: TestContext, card: unknown, opts: { methods?: string
   if (first.length) first[0]!.resolve({ card });
   await settle();
   t.calls.length = 0; // count only what the action sends
-  return { t, store, changes, entry: () => store.entry(key, opts.agentId ?? null)! };
+  return { t, store, changes, timers, entry: () => store.entry(key, opts.agentId ?? null)! };
 }
 
 function methods(t: FakeTransport): string[] {
@@ -215,7 +217,8 @@ describe("refreshCard (A2)", () => {
     h.t.auto.set("progressCard.refresh", () => ({ runId: "run-1", status: "accepted", revision: 3 }));
     const state = await refreshCard(h.store, h.t, h.entry(), { timeoutMs: 15 });
     assert.ok(state && state.status === "pending");
-    await sleep(40);
+    assert.deepEqual(h.timers.pending(), [15], "the refresh timeout is set");
+    h.timers.fireNext();
     const e = h.entry();
     assert.ok(e.refresh && e.refresh.status === "timed_out", JSON.stringify(e.refresh));
     assert.equal(e.refresh.key, state.key);
@@ -228,7 +231,7 @@ describe("refreshCard (A2)", () => {
     const h = await withCard(tc, wireCard(A, 3, UNFINISHED));
     h.t.auto.set("progressCard.refresh", () => ({ runId: "run-1", status: "accepted", revision: 3 }));
     const first = await refreshCard(h.store, h.t, h.entry(), { timeoutMs: 10 });
-    await sleep(30);
+    assert.equal(h.timers.fireNext(), 10, "the refresh timeout");
     assert.equal(h.entry().refresh?.status, "timed_out");
     const again = await refreshCard(h.store, h.t, h.entry(), { retry: true, timeoutMs: 5_000 });
     const keys = h.t.of("progressCard.refresh").map((c) => c.params.idempotencyKey);
@@ -275,7 +278,8 @@ describe("refreshCard (A2)", () => {
     const h = await withCard(tc, wireCard(A, 3, UNFINISHED));
     h.t.auto.set("progressCard.refresh", () => ({ runId: "run-1", status: "accepted", revision: 3 }));
     await refreshCard(h.store, h.t, h.entry(), { timeoutMs: 10 });
-    await sleep(30);
+    assert.equal(h.timers.fireNext(), 10, "the refresh timeout");
+    assert.equal(h.entry().refresh?.status, "timed_out");
     await refreshCard(h.store, h.t, h.entry(), { timeoutMs: 5_000 });
     const keys = h.t.of("progressCard.refresh").map((c) => c.params.idempotencyKey);
     assert.notEqual(keys[1], keys[0]);

@@ -4,8 +4,9 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { AGENT_SCOPE_CAPABILITY, CardStore, MAX_SESSION_KEY_LENGTH, slotKey, type CardStoreOptions } from "../../main/core/card-store.ts";
 import type { ConnectionState, DeskChange, CardEntry } from "../../main/core/types.ts";
-import { DONE, fakeTransport, gatewayError, PENDING, settle, sleep, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
+import { DONE, fakeTransport, gatewayError, PENDING, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 import { until } from "../harness/until.ts";
+import { ManualTimers } from "./manual-timers.ts";
 
 /** A hang (an awaited reply that never comes) fails fast instead of stalling the run. */
 const T = { timeout: 5_000 };
@@ -30,20 +31,23 @@ type Harness = {
   changes: DeskChange[];
   cardChanges(key?: string): CardEntry[];
   clock: { now: number };
+  timers: ManualTimers;
 };
 
 function harness(opts: { rows?: Array<Record<string, unknown>>; capabilities?: string[]; store?: Partial<CardStoreOptions> } = {}): Harness {
   const t = fakeTransport(opts.capabilities ? { capabilities: opts.capabilities } : {});
   const changes: DeskChange[] = [];
   const clock = { now: 5_000_000 };
+  const timers = new ManualTimers();
   t.auto.set("sessions.subscribe", () => ({ subscribed: true, list: { sessions: opts.rows ?? [{ key: A, label: "Session A" }] } }));
   t.auto.set("sessions.list", () => ({ sessions: opts.rows ?? [{ key: A, label: "Session A" }] }));
-  const store = new CardStore({ gatewayId: "gw", transport: t, emit: (c) => changes.push(c), now: () => clock.now, readRetryMs: 5, ...opts.store });
+  const store = new CardStore({ gatewayId: "gw", transport: t, emit: (c) => changes.push(c), now: () => clock.now, readRetryMs: 5, schedule: timers.schedule, ...opts.store });
   return {
     t,
     store,
     changes,
     clock,
+    timers,
     cardChanges: (key) => changes.flatMap((c) => (c.type === "card" && (!key || c.entry.sessionKey === key) ? [c.entry] : [])),
   };
 }
@@ -263,8 +267,8 @@ describe("CardStore: failures (P4, C5)", () => {
     assert.equal(e.hidden, true);
     assert.equal(e.error, null, "hidden, not an error");
     assert.equal(h.cardChanges(A).at(-1)?.hidden, true);
-    await sleep(20);
-    assert.equal(gets(h), 2, "no retry loop while hidden");
+    assert.deepEqual(h.timers.pending(), [], "no retry loop while hidden");
+    assert.equal(gets(h), 2);
     // access returns: a sessions.changed for the key retries
     h.store.onEvent("sessions.changed", { sessionKey: A, reason: "update" });
     await settle();
@@ -317,7 +321,9 @@ describe("CardStore: failures (P4, C5)", () => {
     assert.equal(e.confirmedAt, confirmedAt, "not re-confirmed");
     assert.equal(e.hidden, false);
     // readRetryMs is 5: the retry comes on its own
-    await sleep(40);
+    assert.deepEqual(h.timers.pending(), [5], "a retry is scheduled");
+    h.timers.fireNext();
+    await settle();
     assert.equal(gets(h), 3, "retried once");
     pendingGet(h).resolve({ card: wireCard(A, 3, UNFINISHED) });
     await settle();
@@ -325,29 +331,29 @@ describe("CardStore: failures (P4, C5)", () => {
     assert.equal(e.freshness, "live");
     assert.equal(e.error, null);
     assert.equal(e.card?.revision, 3);
-    await sleep(20);
-    assert.equal(gets(h), 3, "no retry after success");
+    assert.deepEqual(h.timers.pending(), [], "no retry after success");
+    assert.equal(gets(h), 3);
   });
 
   test("retries back off (doubling from readRetryMs), and dispose stops them", T, async () => {
     const h = harness({ store: { readRetryMs: 20 } });
     await ready(h, wireCard(A, 2, UNFINISHED));
-    const at: number[] = [];
     h.t.auto.set("progressCard.get", () => {
-      at.push(performance.now());
       throw gatewayError("UNAVAILABLE");
     });
     h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 3 });
-    const deadline = Date.now() + 3000;
-    while (at.length < 3 && Date.now() < deadline) await sleep(5);
-    assert.equal(at.length, 3, "the first read and two retries");
-    const gap1 = at[1]! - at[0]!;
-    const gap2 = at[2]! - at[1]!;
-    assert.ok(gap1 >= 18, `first retry after ~20 ms, was ${gap1.toFixed(1)}`);
-    assert.ok(gap2 >= 38, `second retry after ~40 ms, was ${gap2.toFixed(1)}`);
+    await settle();
+    const delays: number[] = [];
+    for (let retry = 0; retry < 2; retry += 1) {
+      assert.equal(h.timers.pending().length, 1, "one retry at a time");
+      delays.push(h.timers.fireNext());
+      await settle();
+    }
+    assert.equal(gets(h), 4, "the first read after the change and two retries");
+    assert.deepEqual(delays, [20, 40], "the delay doubles from readRetryMs");
+    assert.deepEqual(h.timers.pending(), [80], "the third retry is due 80 ms after the second");
     h.store.dispose();
-    await sleep(120); // the third retry would come 80 ms after the second
-    assert.equal(at.length, 3, "dispose stops the retries");
+    assert.deepEqual(h.timers.pending(), [], "dispose stops the retries");
   });
 
   test("a malformed card reply → error MALFORMED_CARD, no throw, last card kept", T, async () => {
@@ -445,8 +451,8 @@ describe("CardStore: connection state (G3)", () => {
     const e = h.store.entry(A)!;
     assert.equal(e.freshness, "offline");
     assert.equal(e.error, null);
-    await sleep(20);
-    assert.equal(gets(h), 2, "no retry timer while offline");
+    assert.deepEqual(h.timers.pending(), [], "no retry timer while offline");
+    assert.equal(gets(h), 2);
   });
 });
 

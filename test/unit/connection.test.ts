@@ -9,7 +9,9 @@ import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { createDeviceIdentity } from "../../main/core/identity.ts";
 import type { BackoffPolicy } from "../../main/core/backoff.ts";
 import type { ConnectionState } from "../../main/core/types.ts";
-import { settle, sleep } from "./fake-transport.ts";
+import { until as waitUntil } from "../harness/until.ts";
+import { settle } from "./fake-transport.ts";
+import { ManualTimers } from "./manual-timers.ts";
 
 /** A hang (an awaited reply that never comes) fails fast instead of stalling the run. */
 const T = { timeout: 5_000 };
@@ -89,12 +91,15 @@ type Rig = {
   gaps: number;
   vault: CredentialVault;
   fake: ReturnType<typeof fakeClients>;
+  /** The retry timers: none fires until the test fires it. */
+  timers: ManualTimers;
 };
 
 async function rig(tc: TestContext, script: Script, extra: Partial<ConnectionOptions> = {}): Promise<Rig> {
   const fake = fakeClients(script);
   const vault = await CredentialVault.open(memoryStorage());
-  const r: Rig = { conn: undefined as never, states: [], ready: [], events: [], gaps: 0, vault, fake };
+  const timers = new ManualTimers();
+  const r: Rig = { conn: undefined as never, states: [], ready: [], events: [], gaps: 0, vault, fake, timers };
   r.conn = new GatewayConnection({
     url: URL_,
     token: "shared-token",
@@ -107,6 +112,7 @@ async function rig(tc: TestContext, script: Script, extra: Partial<ConnectionOpt
     random: () => 0.5, // centred jitter: exact delays
     now: () => 1_000_000,
     createClient: fake.createClient,
+    schedule: timers.schedule,
     onState: (s) => r.states.push(s),
     onReady: (h) => r.ready.push(h),
     onEvent: (e) => r.events.push(e),
@@ -117,11 +123,18 @@ async function rig(tc: TestContext, script: Script, extra: Partial<ConnectionOpt
   return r;
 }
 
-async function until(cond: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await sleep(2);
+/** The fake clients act on later ticks: poll for what they lead to. */
+const until = (cond: () => boolean): Promise<true> => waitUntil("the connection to get there", cond, 4_000, 2);
+
+/** Offline states so far, in order. */
+const offlineStates = (r: Rig) => r.states.filter((s): s is Extract<ConnectionState, { state: "offline" }> => s.state === "offline");
+
+/** Goes through `count` failures, checking that each one schedules exactly the retry it shows, then firing it. */
+async function throughFailures(r: Rig, count: number): Promise<void> {
+  for (let n = 1; n <= count; n += 1) {
+    await until(() => offlineStates(r).length === n);
+    assert.deepEqual(r.timers.pending(), [offlineStates(r).at(-1)!.retryInMs], `failure ${n}: one retry, after the delay shown`);
+    if (n < count) r.timers.fireNext();
   }
 }
 
@@ -196,7 +209,8 @@ describe("GatewayConnection: connecting", () => {
     const r = await rig(tc, (c) => c.hello({ ...HELLO, features: { methods: ["sessions.subscribe"] } }));
     r.conn.start();
     await until(() => r.conn.state.state === "update_required");
-    await sleep(60);
+    await settle();
+    assert.deepEqual(r.timers.pending(), [], "no retry scheduled");
     assert.equal(r.conn.attempts, 1);
     assert.equal(r.ready.length, 0);
     assert.equal(r.fake.last().stopped, true);
@@ -208,7 +222,8 @@ describe("GatewayConnection: connecting", () => {
     const r = await rig(tc, (c) => c.hello({ ...HELLO, protocol: 3 }));
     r.conn.start();
     await until(() => r.conn.state.state === "update_required");
-    await sleep(40);
+    await settle();
+    assert.deepEqual(r.timers.pending(), [], "no retry scheduled");
     assert.equal(r.conn.attempts, 1);
   });
 
@@ -236,9 +251,9 @@ describe("GatewayConnection: reconnecting (G3)", () => {
       }
     });
     r.conn.start();
-    await until(() => r.states.filter((s) => s.state === "offline").length >= 6);
+    await throughFailures(r, 6);
     r.conn.stop();
-    const offline = r.states.filter((s): s is Extract<ConnectionState, { state: "offline" }> => s.state === "offline");
+    const offline = offlineStates(r);
     assert.equal(offline[0]!.reason, "connection lost");
     assert.equal(offline[0]!.lastConnectedAt, 1_000_000);
     assert.equal(offline[1]!.reason, "connection refused");
@@ -310,9 +325,9 @@ describe("GatewayConnection: reconnecting (G3)", () => {
       },
     });
     r.conn.start();
-    await until(() => r.states.filter((s) => s.state === "offline").length >= 3);
+    await throughFailures(r, 3);
     r.conn.stop();
-    const offline = r.states.filter((s): s is Extract<ConnectionState, { state: "offline" }> => s.state === "offline");
+    const offline = offlineStates(r);
     assert.deepEqual(offline.slice(0, 3).map((s) => s.retryInMs), [10, 20, 40]);
     assert.equal(offline[0]!.reason, "socket could not be created");
     assert.equal(made, r.conn.attempts);
@@ -354,18 +369,23 @@ describe("GatewayConnection: reconnecting (G3)", () => {
   });
 
   test("stop() stops everything: no attempts, no timers left", T, async (tc) => {
-    const timers = () => process.getActiveResourcesInfo().filter((x) => x === "Timeout").length;
-    const before = timers();
     const r = await rig(tc, (c) => c.close(1006), { backoff: { initialMs: 30, maxMs: 30, multiplier: 1, jitter: 0 } });
     r.conn.start();
     await until(() => r.conn.state.state === "offline");
-    assert.ok(timers() > before, "a retry timer is pending");
+    assert.deepEqual(r.timers.pending(), [30], "a retry is pending");
     r.conn.stop();
-    assert.equal(timers(), before, "the retry timer is gone");
-    const attempts = r.conn.attempts;
-    await sleep(80);
-    assert.equal(r.conn.attempts, attempts);
+    assert.deepEqual(r.timers.pending(), [], "the retry is cancelled");
+    assert.equal(r.conn.attempts, 1);
     assert.equal(r.fake.clients.every((c) => c.stopped), true);
+    // the same with the real setTimeout (no scheduler injected)
+    const timers = () => process.getActiveResourcesInfo().filter((x) => x === "Timeout").length;
+    const before = timers();
+    const real = await rig(tc, (c) => c.close(1006), { schedule: undefined, backoff: { initialMs: 60_000, maxMs: 60_000, multiplier: 1, jitter: 0 } });
+    real.conn.start();
+    await until(() => real.conn.state.state === "offline");
+    assert.equal(timers(), before + 1, "a retry timer is pending");
+    real.conn.stop();
+    assert.equal(timers(), before, "the retry timer is gone");
     // stop while connected too
     const r2 = await rig(tc, (c) => c.hello());
     r2.conn.start();
@@ -393,7 +413,8 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     const r = await rig(tc, failWith(err, "AUTH_TOKEN_MISMATCH"));
     r.conn.start();
     await until(() => r.conn.state.state === "auth_failed");
-    await sleep(60);
+    await settle();
+    assert.deepEqual(r.timers.pending(), [], "no retry scheduled");
     const s = r.conn.state;
     assert.ok(s.state === "auth_failed");
     assert.equal(s.code, "AUTH_TOKEN_MISMATCH");
@@ -415,7 +436,8 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     r.conn.start();
     await until(() => r.conn.state.state === "auth_failed");
     assert.equal((r.conn.state as { setting: string }).setting, "password");
-    await sleep(40);
+    await settle();
+    assert.deepEqual(r.timers.pending(), [], "no retry scheduled");
     assert.equal(r.conn.attempts, 1);
   });
 
@@ -428,7 +450,8 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     const r = await rig(tc, failWith(err, "PAIRING_REQUIRED"));
     r.conn.start();
     await until(() => r.conn.state.state === "pairing_required");
-    await sleep(40);
+    await settle();
+    assert.deepEqual(r.timers.pending(), [], "no retry scheduled");
     const s = r.conn.state;
     assert.ok(s.state === "pairing_required");
     assert.equal(s.requestId, "req-7");
@@ -457,7 +480,8 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     const r = await rig(tc, failWith(err, "AUTH_DEVICE_TOKEN_MISMATCH"));
     r.conn.start();
     await until(() => r.conn.state.state === "auth_failed");
-    await sleep(40);
+    await settle();
+    assert.deepEqual(r.timers.pending(), [], "no retry scheduled");
     assert.equal((r.conn.state as { setting: string }).setting, "device token");
     assert.equal(r.conn.attempts, 2);
   });
@@ -471,10 +495,17 @@ describe("GatewayConnection: terminal failures (G2)", () => {
         else if (c.index < 30) c.close(1000, "handshake timeout"); // a pre-hello close with no connect error
       }, { backoff: { initialMs: 100, maxMs: 100, multiplier: 1, jitter: 0 } });
       r.conn.start();
-      await sleep(60);
+      // the device-token retry comes at once; the handshake timeout after it waits its backoff
+      await until(() => r.conn.state.state === "offline");
+      await settle();
+      assert.equal(r.conn.attempts, 2);
+      assert.deepEqual(r.timers.pending(), [100], "a backoff, not an immediate reconnect");
+      r.timers.fireNext();
+      await until(() => r.conn.attempts === 3 && r.conn.state.state === "offline");
+      await settle();
+      assert.deepEqual(r.timers.pending(), [100], "again a backoff");
+      assert.equal(r.conn.attempts, 3);
       r.conn.stop();
-      assert.ok(r.conn.attempts <= 3, `${r.conn.attempts} attempts in 60 ms`);
-      assert.ok(r.states.some((s) => s.state === "offline"));
     },
   );
 
@@ -492,7 +523,8 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     assert.ok(s.state === "auth_failed", s.state);
     assert.equal(s.code, "INSECURE_URL");
     assert.match(s.advice, /wss:\/\//);
-    await sleep(40);
+    await settle();
+    assert.deepEqual(r.timers.pending(), [], "no retry scheduled");
     assert.equal(r.conn.attempts, 1);
   });
 });

@@ -82,10 +82,6 @@ export async function settle(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((r) => setImmediate(r));
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 /** A Gateway-shaped error, as the official client rejects with (gatewayCode, details). */
 export function gatewayError(code: string, detailCode?: string, message = `${code}${detailCode ? ` ${detailCode}` : ""}`): Error {
   return Object.assign(new Error(message), {

@@ -38,12 +38,21 @@ const LAB_DENIED = "agent:main:dashboard:1f1e1d1c-1b1a-4918-8716-151413121110";
 
 const pageUrl = (name: PageName) => th.host.url.replace(/popover\.html$/, `${name}.html`);
 
+/** Runs axe on the page as it is now; `label` names the state in the report. */
+type Check = (label: string) => Promise<void>;
+
 /**
  * Opens `name` in `scheme` (under the pages' own CSP: axe is evaluated through DevTools),
- * waits for `ready`, runs axe, and returns the violations as readable text ("" when none).
- * `more` runs further states on the same page; each returns its own label.
+ * waits for `ready`, runs axe, and returns the violations as readable text (none: empty).
+ * `more` brings the same page into further states and checks each.
  */
-async function audit(name: PageName, scheme: Scheme, state: string, ready: (page: Page) => Promise<void>, more?: (page: Page, check: (label: string) => Promise<void>) => Promise<void>): Promise<string[]> {
+async function audit(
+  name: PageName,
+  scheme: Scheme,
+  state: string,
+  ready: (page: Page) => Promise<void>,
+  more?: (page: Page, check: Check) => Promise<void>,
+): Promise<string[]> {
   const context = await browser.newContext({
     viewport: { width: name === "popover" ? 400 : 960, height: 900 },
     colorScheme: scheme,
@@ -93,11 +102,15 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
     keys.note = await agent.createSession();
     // No run is active, so a card with a step in progress reads as paused.
     await agent.put(keys.paused, {
-      markdown: '<progress aria-label="Checks · 1/3" value="1" max="3"></progress>\n\nRunning **checks** — see [the log](https://example.com/log).',
+      markdown:
+        '<progress aria-label="Checks · 1/3" value="1" max="3"></progress>\n\n' +
+        "Running **checks** — see [the log](https://example.com/log).",
       plan: plan("completed", "in_progress", "pending"),
     });
     await agent.put(keys.complete, { plan: plan("completed", "completed") });
-    await agent.put(keys.note, { markdown: "## Release notes\n\nDrafted with `npm run notes`; waiting for a review.\n\n- first\n- second" });
+    await agent.put(keys.note, {
+      markdown: "## Release notes\n\nDrafted with `npm run notes`; waiting for a review.\n\n- first\n- second",
+    });
   });
 
   after(async () => {
@@ -154,22 +167,36 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
       onConnect: () => ({ ok: true, payload: helloOk({ auth: { role: "operator", scopes: ["operator.read"] } }) }),
       handle: (req) => {
         if (req.method === "sessions.subscribe") {
-          const sessions = [LAB_OPEN, LAB_DENIED].map((key) => ({ key, label: key === LAB_OPEN ? "Nightly build" : "Private review", updatedAt: Date.now() }));
+          const label = (key: string) => (key === LAB_OPEN ? "Nightly build" : "Private review");
+          const sessions = [LAB_OPEN, LAB_DENIED].map((key) => ({ key, label: label(key), updatedAt: Date.now() }));
           return { ok: true, payload: { subscribed: true, list: { sessions } } };
         }
         if (req.method !== "progressCard.get") return undefined;
         if (req.params.sessionKey === LAB_DENIED) {
           // FAKE: participation denied (P4), as a multi-user Gateway answers once a session is no longer shared.
-          if (deny) return { ok: false, error: { code: "INVALID_REQUEST", message: "participation required", details: { code: "SESSION_PARTICIPATION_REQUIRED" } } };
+          if (deny) {
+            return {
+              ok: false,
+              error: { code: "INVALID_REQUEST", message: "participation required", details: { code: "SESSION_PARTICIPATION_REQUIRED" } },
+            };
+          }
           return { ok: true, payload: { card: fakeCard(LAB_DENIED, 1, { markdown: "Reviewing" }) } };
         }
-        return { ok: true, payload: { card: fakeCard(LAB_OPEN, 3, { markdown: "Building **nightly**", steps: [{ step: "Compile", status: "completed" }, { step: "Package", status: "in_progress" }] }) } };
+        const steps = [{ step: "Compile", status: "completed" }, { step: "Package", status: "in_progress" }];
+        return { ok: true, payload: { card: fakeCard(LAB_OPEN, 3, { markdown: "Building **nightly**", steps }) } };
       },
     });
     fakes.push(lab);
     // FAKE: a device that must be approved on the Gateway host (never the case on loopback).
     const remote = await startFakeGateway({
-      onConnect: () => ({ ok: false, error: { code: "NOT_PAIRED", message: "pairing required", details: { code: "PAIRING_REQUIRED", reason: "not-paired", requestId: "req-a11y" } } }),
+      onConnect: () => ({
+        ok: false,
+        error: {
+          code: "NOT_PAIRED",
+          message: "pairing required",
+          details: { code: "PAIRING_REQUIRED", reason: "not-paired", requestId: "req-a11y" },
+        },
+      }),
     });
     fakes.push(remote);
 
@@ -180,7 +207,7 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
     th.settings.saveGateway({ label: "Old key", color: "#0a84ff", url: `ws://localhost:${gw.port}`, token: "0".repeat(64) });
     const ids = Object.fromEntries(th.settings.view().gateways.map((g) => [g.label, g.id]));
     th.settings.update({
-      pinned: [...Object.values(keys).map((k) => `${ids.Studio}\u0000${k}`), `${ids.Lab}\u0000${LAB_OPEN}`, `${ids.Lab}\u0000${LAB_DENIED}`],
+      pinned: [...Object.values(keys).map((k) => `${ids.Studio}\u0000${k}`), ...[LAB_OPEN, LAB_DENIED].map((k) => `${ids.Lab}\u0000${k}`)],
     });
     th.desk.configure(th.settings.gatewayConfigs());
     // The denied session was shared at first; then access is withdrawn and the next read is refused.

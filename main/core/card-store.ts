@@ -156,8 +156,9 @@ export class CardStore {
   // ——— reading the state ———
 
   entries(): CardEntry[] {
-    // Sessions with nothing to show stay out; a card that cannot be read says why.
-    return [...this.slots.values()].filter((s) => s.card !== null || s.error !== null || s.updateRequired).map(publicEntry);
+    // Sessions with nothing to show stay out; a card that cannot be read says why, and a denied
+    // session stays in as hidden, so a page opened later shows "no access" as a live one does (P3).
+    return [...this.slots.values()].filter((s) => s.card !== null || s.error !== null || s.updateRequired || s.hidden).map(publicEntry);
   }
 
   entry(sessionKey: string, agentId: string | null = null): CardEntry | null {

@@ -280,6 +280,19 @@ describe("CardStore: failures (P4, C5)", () => {
     assert.equal(e.card?.revision, 3);
   });
 
+  test("a session denied from its first read is still listed, as hidden, for a page opened later (P3)", T, async () => {
+    const h = harness();
+    await ready(h, wireCard(A, 2, UNFINISHED));
+    h.store.onEvent("progressCard.changed", { sessionKey: B, revision: 1 });
+    await settle();
+    pendingGet(h, B).reject(gatewayError("INVALID_REQUEST", "SESSION_PARTICIPATION_REQUIRED"));
+    await settle();
+    const listed = h.store.entries().find((e) => e.sessionKey === B);
+    assert.ok(listed, "the denied session is in the snapshot, not only in the live change");
+    assert.equal(listed.hidden, true);
+    assert.equal(listed.card, null);
+  });
+
   test("a hidden card is re-read on a change event even for the revision it holds", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 2, UNFINISHED));

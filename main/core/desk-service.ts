@@ -19,7 +19,8 @@ export type DeskServiceOptions = {
 };
 
 export type DeskService = {
-  call(method: string, args: unknown): Promise<unknown>;
+  /** `caller`: the page asking (the host knows it per socket); ignored until caller gating lands. */
+  call(method: string, args: unknown, caller?: Page): Promise<unknown>;
   subscribe(listener: (event: DeskEvent) => void): () => void;
   /** The Gateways the core should use now. */
   gateways(): GatewayConfig[];

@@ -16,8 +16,8 @@ import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
 import { connect, frame, httpGet, rawBridge, ServerFrames, startHostProcess, textFrame, upgradeRequest, type HostProcess } from "./host-process.ts";
 
-const HTTP_CASES = 1500;
-const WS_CONNECTIONS = 200;
+const HTTP_CASES = 3000;
+const WS_CONNECTIONS = 400;
 const CONCURRENCY = 12;
 /** How long a fuzz client lingers for the host's answer before it hangs up itself (bounds the run, decides nothing). */
 const LINGER_MS = 250;
@@ -44,6 +44,7 @@ type Rng = ReturnType<typeof prng>;
 let gw: TestGateway;
 let agent: BareClient;
 let host: HostProcess;
+let framesSent = 0;
 
 before(async () => {
   gw = await startGateway();
@@ -258,6 +259,7 @@ async function runWsCase(rng: Rng): Promise<void> {
   for (let i = 0; i < count && !frames.closed && !socket.destroyed; i += 1) {
     const f = wsFrame(rng);
     await new Promise<void>((resolve) => socket.write(f, () => resolve()));
+    framesSent += 1;
     if (rng.chance(0.03)) {
       socket.resetAndDestroy(); // reset mid-conversation
       return;
@@ -301,6 +303,7 @@ test("the host survives thousands of malformed requests and frames, and still de
   await pool(WS_CONNECTIONS, (i) => runWsCase(prng(seeds[HTTP_CASES + i]!)).catch(() => void (failedConnects += 1)));
   assert.equal(host.alive(), true, `alive after the WebSocket cases (seed ${seed}); stderr: ${host.stderr()}`);
   assert.ok(failedConnects < (HTTP_CASES + WS_CONNECTIONS) / 20, `few cases could not even connect (${failedConnects}, seed ${seed})`);
+  t.diagnostic(`${HTTP_CASES} HTTP cases, ${WS_CONNECTIONS} WebSocket connections, ${framesSent} frames`);
 
   // Still serving: the page, and a card written to the real Gateway reaches a bridge client.
   assert.equal((await httpGet(host.port, `/${host.secret}/popover.html`)).status, 200);

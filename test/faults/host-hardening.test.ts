@@ -61,8 +61,11 @@ function openBridge(): Promise<WebSocket> {
   });
 }
 
+/** The socket's close code, once it closes (bounded: a host that never closes it fails the wait). */
 function closeOf(ws: WebSocket): Promise<number> {
-  return new Promise((resolve) => ws.once("close", (code) => resolve(code)));
+  let code: number | null = null;
+  ws.once("close", (c) => (code = c));
+  return until("the socket to be closed", () => code);
 }
 
 describe("what a client without the secret can do", () => {

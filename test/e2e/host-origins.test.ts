@@ -18,7 +18,12 @@ let browser: Browser;
 
 describe("the host's origins in a browser", { skip: chromium.ok ? false : chromium.reason }, () => {
   before(async () => {
-    [gw, browser] = await Promise.all([startGateway(), launchChromium()]);
+    // Both are kept even if the other fails, so `after` can stop whichever started.
+    const [g, b] = await Promise.allSettled([startGateway(), launchChromium()]);
+    if (g.status === "fulfilled") gw = g.value;
+    if (b.status === "fulfilled") browser = b.value;
+    if (g.status === "rejected") throw g.reason;
+    if (b.status === "rejected") throw b.reason;
     agent = await connectBareClient(gw);
     th = await startTestHost(gw);
   });

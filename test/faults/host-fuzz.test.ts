@@ -16,8 +16,8 @@ import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
 import { connect, frame, httpGet, rawBridge, ServerFrames, startHostProcess, textFrame, upgradeRequest, type HostProcess } from "./host-process.ts";
 
-const HTTP_CASES = 3000;
-const WS_CONNECTIONS = 400;
+const HTTP_CASES = 2000;
+const WS_CONNECTIONS = 300;
 const CONCURRENCY = 12;
 /** How long a fuzz client lingers for the host's answer before it hangs up itself (bounds the run, decides nothing). */
 const LINGER_MS = 250;

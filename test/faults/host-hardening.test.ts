@@ -118,7 +118,7 @@ describe("what a client without the secret can do", () => {
         s.on("error", () => {});
         held.push(s);
       }
-      // Wait until the host has accepted them all (connect resolves on the kernel's accept queue).
+      // The host accepts connections in arrival order, so this one finds the cap reached.
       const extra = await connect(host.port);
       extra.on("error", () => {});
       const frames = new ServerFrames(extra);

@@ -99,7 +99,13 @@ const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
 /** A raw HTTP reply on a socket that no ServerResponse owns (upgrade refusals, parse errors). */
 function rawReply(socket: Socket, status: number, extra: Record<string, string> = {}): void {
   const body = `${STATUS_CODES[status] ?? "Error"}\n`;
-  const headers = { ...replyHeaders(), "content-type": "text/plain; charset=utf-8", "content-length": String(Buffer.byteLength(body)), connection: "close", ...extra };
+  const headers = {
+    ...replyHeaders(),
+    "content-type": "text/plain; charset=utf-8",
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close",
+    ...extra,
+  };
   const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
   // A client that never reads or closes must not hold the socket: end, then drop it soon.
   socket.setTimeout(2_000, () => socket.destroy());

@@ -143,8 +143,11 @@ function httpCase(rng: Rng): string | Buffer {
       const many = one.repeat(1 + rng.int(6));
       return many.slice(0, rng.chance(0.5) ? many.length : rng.int(many.length));
     }
-    case 4:
-      return `${method} ${path} HTTP/${rng.pick(["1.1", "1.0", "2.0", "0.9", "9"])}\r\nHost: ${hostHeader}\r\n${rng.pick(["Origin", "X-Junk", "Host", "Connection", "Upgrade"])}: ${junkHeaderValue(rng)}\r\n\r\n`;
+    case 4: {
+      const version = rng.pick(["1.1", "1.0", "2.0", "0.9", "9"]);
+      const name = rng.pick(["Origin", "X-Junk", "Host", "Connection", "Upgrade"]);
+      return `${method} ${path} HTTP/${version}\r\nHost: ${hostHeader}\r\n${name}: ${junkHeaderValue(rng)}\r\n\r\n`;
+    }
     default: {
       // A plausible request, truncated anywhere.
       const full = `${method} ${path} HTTP/1.1\r\nHost: ${hostHeader}\r\nOrigin: ${rng.pick([host.origin, "http://evil.example"])}\r\n\r\n`;
@@ -171,6 +174,7 @@ async function runHttpCase(rng: Rng): Promise<void> {
 
 // ——— WebSocket: frames after a good handshake ———
 
+const FIELD_NAMES = ["gatewayId", "sessionKey", "agentId", "url", "label", "color", "token", "showCards", "detector", "activity", "pinned"];
 const PROTO_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "prototype", "__defineGetter__", "isPrototypeOf"];
 
 function junkValue(rng: Rng, depth = 0): unknown {
@@ -184,7 +188,8 @@ function junkValue(rng: Rng, depth = 0): unknown {
   if (rng.chance(0.5)) return Array.from({ length: rng.int(5) }, () => junkValue(rng, depth + 1));
   const o: Record<string, unknown> = {};
   for (let i = rng.int(5); i > 0; i -= 1) {
-    o[rng.pick([...PROTO_NAMES, "gatewayId", "sessionKey", "agentId", "url", "label", "color", "token", "showCards", "detector", "activity", "pinned", "notifications"])] = junkValue(rng, depth + 1);
+    const key = rng.pick([...PROTO_NAMES, ...FIELD_NAMES]);
+    o[key] = junkValue(rng, depth + 1);
   }
   return o;
 }
@@ -218,12 +223,16 @@ function wsFrame(rng: Rng): Buffer {
   switch (kind) {
     case 0:
       return rng.bytes(1 + rng.int(64)); // random bytes
-    case 1:
-      return textFrame(Buffer.concat([Buffer.from('{"id":1,"method":"'), rng.pick([Buffer.from([0xff]), Buffer.from([0xc3, 0x28]), Buffer.from([0xed, 0xa0, 0x80])])])); // invalid UTF-8
+    case 1: {
+      // invalid UTF-8: a stray byte, a bad continuation, an encoded surrogate
+      const bad = rng.pick([[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80]]);
+      return textFrame(Buffer.concat([Buffer.from('{"id":1,"method":"'), Buffer.from(bad)]));
+    }
     case 2:
       return frame(rng.pick([3, 4, 5, 6, 7, 0xb, 0xc, 0xd, 0xe, 0xf]), rng.bytes(rng.int(20))); // reserved opcodes
     case 3:
-      return frame(0x1, Buffer.from("{}"), { declaredLength: rng.pick([2n ** 40n, 2n ** 63n - 1n, 2n ** 64n - 1n, 300_000n, 70_000n]) }); // lying lengths
+      // lying lengths, far beyond the payload
+      return frame(0x1, Buffer.from("{}"), { declaredLength: rng.pick([2n ** 40n, 2n ** 63n - 1n, 2n ** 64n - 1n, 300_000n, 70_000n]) });
     case 4:
       return frame(0x1, Buffer.from(requestText(rng)), { rsv: 1 + rng.int(7) }); // RSV bits without an extension
     case 5:
@@ -231,11 +240,13 @@ function wsFrame(rng: Rng): Buffer {
     case 6:
       return frame(0x0, Buffer.from("continued")); // continuation with nothing to continue
     case 7:
-      return frame(rng.pick([0x8, 0x9, 0xa]), rng.bytes(rng.pick([0, 1, 2, 126, 200])), { fin: rng.chance(0.7) }); // control frames, some too long or fragmented
+      // control frames, some too long or fragmented
+      return frame(rng.pick([0x8, 0x9, 0xa]), rng.bytes(rng.pick([0, 1, 2, 126, 200])), { fin: rng.chance(0.7) });
     case 8: {
       const text = Buffer.from(requestText(rng));
       const cut = rng.int(text.length + 1);
-      return Buffer.concat([frame(0x1, text.subarray(0, cut), { fin: false }), frame(0x9, Buffer.alloc(0)), frame(0x0, text.subarray(cut))]); // fragmented, ping between
+      // fragmented, a ping between the fragments
+      return Buffer.concat([frame(0x1, text.subarray(0, cut), { fin: false }), frame(0x9, Buffer.alloc(0)), frame(0x0, text.subarray(cut))]);
     }
     case 9: {
       const f = textFrame(requestText(rng));

@@ -87,7 +87,9 @@ export async function startHostProcess(gw: { url: string; token: string }): Prom
 }
 
 /** A plain GET with an explicit Host header; the status and headers. */
-export function httpGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown> }> {
+export type HttpReply = { status: number; headers: Record<string, unknown> };
+
+export function httpGet(port: number, path: string, headers: Record<string, string> = {}): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       res.resume();
@@ -99,7 +101,9 @@ export function httpGet(port: number, path: string, headers: Record<string, stri
 }
 
 /** A WebSocket upgrade request as text (a fresh valid key unless one is given). */
-export function upgradeRequest(port: number, path: string, opts: { origin?: string; host?: string; key?: string; version?: string; method?: string } = {}): string {
+export type UpgradeOptions = { origin?: string; host?: string; key?: string; version?: string; method?: string };
+
+export function upgradeRequest(port: number, path: string, opts: UpgradeOptions = {}): string {
   const lines = [
     `${opts.method ?? "GET"} ${path} HTTP/1.1`,
     `Host: ${opts.host ?? `127.0.0.1:${port}`}`,

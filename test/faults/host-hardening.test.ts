@@ -90,6 +90,19 @@ describe("what a client without the secret can do", () => {
     await assertServing();
   });
 
+  test("a request the HTTP parser rejects gets a plain 400 with nosniff; the host stays", async () => {
+    const s = await connect(host.port);
+    s.on("error", () => {});
+    let reply = "";
+    s.setEncoding("latin1").on("data", (d: string) => (reply += d));
+    const closed = new Promise((resolve) => s.once("close", resolve));
+    s.write("NOT A REQUEST\u0000\r\n\r\n");
+    await closed;
+    assert.match(reply, /^HTTP\/1\.1 400 /);
+    assert.match(reply, /\r\nx-content-type-options: nosniff\r\n/i);
+    await assertServing();
+  });
+
   test("slow headers (one byte a second) are dropped with 408", async () => {
     const s = await connect(host.port);
     s.on("error", () => {});

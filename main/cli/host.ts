@@ -6,7 +6,7 @@ import { discoverGateway } from "../core/discovery.ts";
 import { jsonFileBackend, SettingsStore } from "../core/settings.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
 import { appVersion, packageRoot } from "../core/version.ts";
-import { startHost } from "../host/host-server.ts";
+import { startHost, type Host } from "../host/host-server.ts";
 
 export type HostCliOptions = { port?: number; url?: string; token?: string; password?: string; pagesDir?: string };
 export type HostIO = { stdout: { write(s: string): boolean }; stderr: { write(s: string): boolean }; env: NodeJS.ProcessEnv; stopSignal: Promise<void> };
@@ -20,6 +20,7 @@ export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number>
   for (const note of discovered.notes) io.stderr.write(`progress-desk: ${note}\n`);
   // A Gateway named on the command line is used for this run instead of Settings.
   const override: GatewayConfig | undefined = opts.url || opts.token || opts.password ? localGateway(discovered) : undefined;
+  let host: Host | undefined;
   const desk = new ProgressDesk({ gateways: [], vault, clientVersion: appVersion() });
   const service = createDeskService({
     desk,
@@ -28,10 +29,13 @@ export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number>
     ...(override ? { override } : {}),
     // The page is already in the person's browser: it opens links itself.
     openExternal: () => false,
+    // Pages switch in place; a client asking the host itself gets the page's address (Settings: its own origin).
+    openPage: (page) => {
+      if (host) io.stderr.write(`progress-desk: ${page}: ${host.pageUrl(page)}\n`);
+    },
   });
   desk.configure(service.gateways());
   desk.start();
-  let host;
   try {
     host = await startHost({ service, pagesDir: opts.pagesDir ?? join(packageRoot(), "dist", "renderer"), ...(opts.port !== undefined ? { port: opts.port } : {}) });
   } catch (err) {
@@ -42,6 +46,7 @@ export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number>
   // The first line on stdout is the page's URL (scripts read it); everything else goes to stderr.
   io.stdout.write(`${host.url}\n`);
   io.stderr.write("progress-desk: open that address in a browser on this machine; Ctrl-C stops the host.\n");
+  io.stderr.write(`progress-desk: settings: ${host.settingsUrl}\n`);
   await io.stopSignal;
   await host.close();
   desk.stop();

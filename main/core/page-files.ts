@@ -47,16 +47,23 @@ export function resolvePageFile(pagesDir: string, urlPath: string): string | nul
   return file;
 }
 
+/** Headers on every reply, refusals and redirects included: no sniffing, no caching, no referrer. */
+export function replyHeaders(): Record<string, string> {
+  return {
+    "x-content-type-options": "nosniff",
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+  };
+}
+
 /** Response headers for a page file: its type, the CSP, and no sniffing, referrers or framing. */
 export function pageHeaders(file: string, csp: string): Record<string, string> {
   return {
+    ...replyHeaders(),
     "content-type": TYPES[extname(file)] ?? "application/octet-stream",
     "content-security-policy": csp,
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
     "permissions-policy": "camera=(), microphone=(), geolocation=()",
-    "cache-control": "no-store",
   };
 }

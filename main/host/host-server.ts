@@ -2,21 +2,69 @@
 // machines without Electron and for tests. Everything sits under a per-launch secret path
 // (`/<secret>/…`), so relative asset URLs carry it without cookies; Host and Origin are
 // checked on every request and socket, so a DNS-rebinding page cannot talk to it.
+//
+// Two origins. Pages of one origin can read each other (same-origin fetch), so Settings —
+// the only page allowed to change Gateways and login items — is served from a second
+// loopback listener with its own port and secret. A socket's caller is decided by the
+// listener it reached (and its Origin header, which a browser page cannot forge), never by
+// anything the page says.
+//
+// Anything a local client sends is answered or dropped, never fatal: every server, socket
+// and WebSocket error has a handler; headers and requests have timeouts; sockets, message
+// size, message rate, calls in flight and unread output are capped per listener or socket.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
+import { pipeline } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
+import type { Page } from "../../preload/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
-import { pageContentSecurityPolicy, pageHeaders, resolvePageFile } from "../core/page-files.ts";
+import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
+
+export type HostLimits = {
+  /** Open TCP connections per listener, HTTP and WebSocket together; more are dropped on accept. */
+  maxSockets: number;
+  /** Open bridge WebSockets per listener; more are refused with 503. */
+  maxBridgeSockets: number;
+  /** Largest message a page may send; larger ones close the socket with 1009. */
+  maxMessageBytes: number;
+  /** Sustained messages per second per socket, and the burst allowed above it; beyond closes with 1008. */
+  messagesPerSecond: number;
+  messageBurst: number;
+  /** Requests of one socket still being answered; more are answered BUSY. */
+  maxCallsInFlight: number;
+  /** Output a socket has not read yet; beyond it the socket is dropped (the page reconnects and reloads). */
+  maxUnreadBytes: number;
+  /** A request's headers, and the whole request, must arrive within these (slow clients are dropped). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+};
+
+export const DEFAULT_HOST_LIMITS: Readonly<HostLimits> = Object.freeze({
+  maxSockets: 128,
+  maxBridgeSockets: 64,
+  maxMessageBytes: 256 * 1024,
+  messagesPerSecond: 100,
+  messageBurst: 200,
+  maxCallsInFlight: 32,
+  maxUnreadBytes: 16 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+});
 
 export type HostOptions = {
   service: DeskService;
   pagesDir: string;
+  /** The main origin's port (popover, dashboard); Settings always gets a free port. */
   port?: number;
-  /** For tests: a fixed secret instead of a random one. */
+  /** For tests: fixed secrets instead of random ones. */
   secret?: string;
+  settingsSecret?: string;
+  limits?: Partial<HostLimits>;
+  /** Where unexpected server errors are told (they never stop the host). */
+  log?: (line: string) => void;
 };
 
 export type Host = {
@@ -25,11 +73,17 @@ export type Host = {
   origin: string;
   port: number;
   secret: string;
+  /** The Settings page's full URL: its own origin, port and secret. */
+  settingsUrl: string;
+  settingsOrigin: string;
+  settingsPort: number;
+  settingsSecret: string;
+  /** A page's full URL on the origin that serves it. */
+  pageUrl(page: Page): string;
   close(): Promise<void>;
 };
 
-const MAX_MESSAGE_BYTES = 256 * 1024;
-
+/** The CSP for a page loaded from `origin` (http://host:port): its own socket only. */
 export function contentSecurityPolicy(origin: string): string {
   return pageContentSecurityPolicy(origin.replace(/^http/, "ws"));
 }
@@ -40,67 +94,221 @@ function sameSecret(given: string, secret: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
+
+/** A raw HTTP reply on a socket that no ServerResponse owns (upgrade refusals, parse errors). */
+function rawReply(socket: Socket, status: number, extra: Record<string, string> = {}): void {
+  const body = `${STATUS_CODES[status] ?? "Error"}\n`;
+  const headers = {
+    ...replyHeaders(),
+    "content-type": "text/plain; charset=utf-8",
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close",
+    ...extra,
+  };
+  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  // A client that never reads or closes must not hold the socket: end, then drop it soon.
+  socket.setTimeout(2_000, () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n${head}\r\n${body}`);
+}
+
+type Listener = { server: Server; wss: WebSocketServer; port: number };
+
+async function listen(port: number, limits: HostLimits, log: (line: string) => void): Promise<Listener> {
+  // connectionsCheckingInterval: how often the timeouts are enforced (default 30 s would let a slow client linger).
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    keepAliveTimeout: 5_000,
+    maxHeaderSize: 16 * 1024,
+  });
+  server.maxConnections = limits.maxSockets;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  // After listening, an accept error (EMFILE, say) is told, not thrown.
+  server.on("error", (err) => log(`host server error: ${err.message}`));
+  wss.on("error", (err) => log(`host socket server error: ${err.message}`));
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (err.code === "ECONNRESET" || !socket.writable || answering) {
+      socket.destroy();
+      return;
+    }
+    const status =
+      err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+    rawReply(socket, status);
+  });
+  return { server, wss, port: (server.address() as AddressInfo).port };
+}
+
 export async function startHost(opts: HostOptions): Promise<Host> {
   if (!existsSync(join(opts.pagesDir, "popover.html"))) {
     throw new Error(`The pages are not built (${join(opts.pagesDir, "popover.html")} is missing): run \`npm run build\`.`);
   }
+  const limits: HostLimits = { ...DEFAULT_HOST_LIMITS, ...opts.limits };
+  const log = opts.log ?? ((line: string) => process.stderr.write(`progress-desk: ${line}\n`));
   const secret = opts.secret ?? randomBytes(24).toString("base64url");
-  const server = createServer();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
-  const allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-  const allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
-  const csp = contentSecurityPolicy(origin);
+  const settingsSecret = opts.settingsSecret ?? randomBytes(24).toString("base64url");
+  const main = await listen(opts.port ?? 0, limits, log);
+  let settings: Listener;
+  try {
+    settings = await listen(0, limits, log);
+  } catch (err) {
+    main.server.close();
+    throw err;
+  }
 
-  /** The path below the secret, or null when the request must be refused. */
-  const admit = (req: IncomingMessage, needOrigin: boolean): string | null => {
-    if (!allowedHosts.has(req.headers.host ?? "")) return null;
-    const o = req.headers.origin;
-    if (o !== undefined ? !allowedOrigins.has(o) : needOrigin) return null;
-    const path = (req.url ?? "/").split("?")[0]!;
-    const m = /^\/([^/]+)(\/.*)?$/.exec(path);
-    if (!m || !sameSecret(m[1]!, secret)) return null;
-    return m[2] ?? "/";
+  type Side = {
+    name: "main" | "settings";
+    listener: Listener;
+    secret: string;
+    hosts: Set<string>;
+    origins: Set<string>;
+    /** The page a path below the secret serves here, the other origin's page it redirects to, or the caller of a bridge path. */
+    route(rest: string): { file: string } | { redirect: Page } | null;
+    caller(rest: string): Page | null;
+  };
+  const sideFor = (name: Side["name"], listener: Listener, sideSecret: string): Omit<Side, "route" | "caller"> => ({
+    name,
+    listener,
+    secret: sideSecret,
+    hosts: new Set([`127.0.0.1:${listener.port}`, `localhost:${listener.port}`]),
+    origins: new Set([`http://127.0.0.1:${listener.port}`, `http://localhost:${listener.port}`]),
+  });
+  const isAsset = (rest: string): boolean => rest.startsWith("/assets/");
+  const mainSide: Side = {
+    ...sideFor("main", main, secret),
+    route(rest) {
+      if (rest === "/settings.html") return { redirect: "settings" };
+      if (rest === "/" || rest === "/popover.html" || rest === "/dashboard.html" || isAsset(rest)) {
+        return { file: rest === "/" ? "/popover.html" : rest };
+      }
+      return null;
+    },
+    caller: (rest) => (rest === "/bridge/popover" ? "popover" : rest === "/bridge/dashboard" ? "dashboard" : null),
+  };
+  const settingsSide: Side = {
+    ...sideFor("settings", settings, settingsSecret),
+    route(rest) {
+      if (rest === "/popover.html" || rest === "/dashboard.html") return { redirect: rest === "/popover.html" ? "popover" : "dashboard" };
+      if (rest === "/" || rest === "/settings.html" || isAsset(rest)) return { file: rest === "/" ? "/settings.html" : rest };
+      return null;
+    },
+    caller: (rest) => (rest === "/bridge/settings" ? "settings" : null),
+  };
+  const sides: Record<Page, Side> = { popover: mainSide, dashboard: mainSide, settings: settingsSide };
+  /** A page's URL, on the host name the person already uses (127.0.0.1 or localhost). */
+  const pageUrl = (page: Page, hostname = "127.0.0.1"): string => {
+    const side = sides[page];
+    return `http://${hostname}:${side.listener.port}/${side.secret}/${page}.html`;
   };
 
-  const refuse = (res: ServerResponse, status = 403): void => {
-    res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
-    res.end(status === 404 ? "Not found\n" : "Forbidden\n");
-  };
+  for (const side of [mainSide, settingsSide]) serve(side);
 
-  server.on("request", (req, res) => {
-    const rest = admit(req, false);
-    if (rest === null) return refuse(res);
-    if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405);
-    const file = resolvePageFile(opts.pagesDir, rest);
-    if (file === null) return refuse(res, 404);
-    res.writeHead(200, pageHeaders(file, csp));
-    if (req.method === "HEAD") return res.end();
-    createReadStream(file).pipe(res);
-  });
+  function serve(side: Side): void {
+    const { server, wss } = side.listener;
 
-  server.on("upgrade", (req, socket: Socket, head) => {
-    // A socket needs the secret, an allowed Host and our own Origin (browsers always send it).
-    if (admit(req, true) !== "/bridge") {
-      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
-      return;
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => bridge(ws));
-  });
+    /** The path below the secret, or null when the request must be refused. */
+    const admit = (req: IncomingMessage, needOrigin: boolean): string | null => {
+      if (!side.hosts.has(req.headers.host ?? "")) return null;
+      const o = req.headers.origin;
+      if (o !== undefined ? !side.origins.has(o) : needOrigin) return null;
+      const path = (req.url ?? "/").split("?")[0]!;
+      const m = /^\/([^/]+)(\/.*)?$/.exec(path);
+      if (!m || !sameSecret(m[1]!, side.secret)) return null;
+      return m[2] ?? "/";
+    };
 
-  const bridge = (ws: WebSocket): void => {
+    const refuse = (res: ServerResponse, status: 403 | 404 | 405): void => {
+      res.writeHead(status, {
+        ...replyHeaders(),
+        "content-type": "text/plain; charset=utf-8",
+        ...(status === 405 ? { allow: "GET, HEAD" } : {}),
+      });
+      res.end(`${STATUS_CODES[status]}\n`);
+    };
+
+    server.on("request", (req, res) => {
+      const rest = admit(req, false);
+      if (rest === null) return refuse(res, 403);
+      if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405);
+      const route = side.route(rest);
+      if (route === null) return refuse(res, 404);
+      const hostname = (req.headers.host ?? "").replace(/:\d+$/, "");
+      if ("redirect" in route) {
+        res.writeHead(303, { ...replyHeaders(), location: pageUrl(route.redirect, hostname) });
+        return res.end();
+      }
+      const file = resolvePageFile(opts.pagesDir, route.file);
+      if (file === null) return refuse(res, 404);
+      // The socket the page opens is on the origin it was loaded from, in the form it was loaded with.
+      res.writeHead(200, pageHeaders(file, contentSecurityPolicy(`http://${req.headers.host}`)));
+      if (req.method === "HEAD") return res.end();
+      // pipeline: a client that goes away mid-file closes the file too.
+      pipeline(createReadStream(file), res, () => {});
+    });
+
+    server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      // The HTTP server no longer watches this socket: a reset from here on is ours to handle.
+      socket.on("error", () => socket.destroy());
+      // A socket needs the secret, an allowed Host and our own Origin (browsers always send it).
+      const rest = admit(req, true);
+      const caller = rest === null ? null : side.caller(rest);
+      if (caller === null) return rawReply(socket, 403);
+      if (req.method !== "GET") return rawReply(socket, 405, { allow: "GET" });
+      const key = req.headers["sec-websocket-key"];
+      const version = req.headers["sec-websocket-version"];
+      if ((req.headers.upgrade ?? "").toLowerCase() !== "websocket" || !key || !WS_KEY.test(key) || (version !== "8" && version !== "13")) {
+        return rawReply(socket, 400);
+      }
+      if (wss.clients.size >= limits.maxBridgeSockets) return rawReply(socket, 503);
+      wss.handleUpgrade(req, socket, head, (ws) => bridge(ws, caller));
+    });
+    // Handshakes ws itself finds wrong get the same plain refusal.
+    wss.on("wsClientError", (_err, socket) => rawReply(socket as Socket, 400));
+  }
+
+  function bridge(ws: WebSocket, caller: Page): void {
+    // ws answers bad frames itself (1009 too big, 1007 bad UTF-8, 1002 protocol) and then
+    // reports them here; without a listener that report would end the process.
+    ws.on("error", () => {});
     const send = (msg: unknown): void => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+      if (ws.readyState !== ws.OPEN) return;
+      if (ws.bufferedAmount > limits.maxUnreadBytes) {
+        // A client that does not read would otherwise grow our memory without bound.
+        ws.terminate();
+        return;
+      }
+      ws.send(JSON.stringify(msg));
     };
     const off = opts.service.subscribe((event) => send({ event }));
     ws.on("close", off);
-    ws.on("message", async (data, isBinary) => {
-      let msg: { id?: unknown; method?: unknown; args?: unknown };
+    let tokens = limits.messageBurst;
+    let lastRefill = performance.now();
+    let inFlight = 0;
+    ws.on("message", (data, isBinary) => {
+      if (ws.readyState !== ws.OPEN) return;
+      const now = performance.now();
+      tokens = Math.min(limits.messageBurst, tokens + ((now - lastRefill) * limits.messagesPerSecond) / 1000);
+      lastRefill = now;
+      if (tokens < 1) {
+        ws.close(1008, "too many messages");
+        return;
+      }
+      tokens -= 1;
+      void answer(data, isBinary);
+    });
+
+    async function answer(data: WebSocket.RawData, isBinary: boolean): Promise<void> {
+      let msg: unknown;
       try {
         if (isBinary) throw new Error("binary");
         msg = JSON.parse(String(data));
@@ -108,33 +316,50 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         send({ id: null, ok: false, error: { code: "BAD_REQUEST", message: "messages are JSON text" } });
         return;
       }
-      const id = typeof msg.id === "number" || typeof msg.id === "string" ? msg.id : null;
-      if (id === null || typeof msg.method !== "string") {
+      const m = (typeof msg === "object" && msg !== null && !Array.isArray(msg) ? msg : {}) as { id?: unknown; method?: unknown; args?: unknown };
+      const id = typeof m.id === "number" || typeof m.id === "string" ? m.id : null;
+      if (id === null || typeof m.method !== "string") {
         send({ id, ok: false, error: { code: "BAD_REQUEST", message: "a request is {id, method, args}" } });
         return;
       }
+      if (inFlight >= limits.maxCallsInFlight) {
+        send({ id, ok: false, error: { code: "BUSY", message: "too many requests in flight on this socket" } });
+        return;
+      }
+      inFlight += 1;
       try {
-        // Least privilege until each socket knows its page: the Settings-only verbs are refused here.
-        const result = await opts.service.call(msg.method, msg.args ?? [], "popover");
+        const result = await opts.service.call(m.method, m.args ?? [], caller);
         send({ id, ok: true, result });
       } catch (err) {
-        const e = err as { code?: string; message?: string };
-        send({ id, ok: false, error: { code: e.code ?? "FAILED", message: e.message ?? String(err) } });
+        const e = (typeof err === "object" && err !== null ? err : {}) as { code?: unknown; message?: unknown };
+        const code = typeof e.code === "string" ? e.code : "FAILED";
+        send({ id, ok: false, error: { code, message: typeof e.message === "string" ? e.message : String(err) } });
+      } finally {
+        inFlight -= 1;
       }
+    }
+  }
+
+  const closeListener = ({ server, wss }: Listener): Promise<void> =>
+    new Promise<void>((resolve) => {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+      server.closeAllConnections();
+      server.close(() => resolve());
     });
-  };
 
   return {
-    url: `${origin}/${secret}/popover.html`,
-    origin,
-    port,
+    url: pageUrl("popover"),
+    origin: `http://127.0.0.1:${main.port}`,
+    port: main.port,
     secret,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const c of wss.clients) c.terminate();
-        wss.close();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    settingsUrl: pageUrl("settings"),
+    settingsOrigin: `http://127.0.0.1:${settings.port}`,
+    settingsPort: settings.port,
+    settingsSecret,
+    pageUrl: (page) => pageUrl(page),
+    close: async () => {
+      await Promise.all([closeListener(main), closeListener(settings)]);
+    },
   };
 }

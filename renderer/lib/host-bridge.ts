@@ -14,9 +14,17 @@ export class BridgeError extends Error {
   }
 }
 
+/** The page a host path names (`/<secret>/<page>.html`; `/<secret>/` is the origin's first page). */
+function pageOf(pathname: string): Page {
+  const name = /\/([a-z]+)\.html$/.exec(pathname)?.[1];
+  return name === "dashboard" || name === "settings" ? name : "popover";
+}
+
 export function connectHostBridge(loc: Location = window.location): DeskApi {
   const secret = loc.pathname.split("/")[1] ?? "";
-  const url = `${loc.protocol === "https:" ? "wss:" : "ws:"}//${loc.host}/${secret}/bridge`;
+  // The host decides what a socket may do by the origin it reached (Settings has its own);
+  // the page name in the path only says which page of that origin it is.
+  const url = `${loc.protocol === "https:" ? "wss:" : "ws:"}//${loc.host}/${secret}/bridge/${pageOf(loc.pathname)}`;
   const changeListeners = new Set<(c: DeskChange) => void>();
   const settingsListeners = new Set<(s: Settings) => void>();
   const pending = new Map<number, Pending>();
@@ -87,6 +95,7 @@ export function connectHostBridge(loc: Location = window.location): DeskApi {
       return true;
     },
     async openPage(page: Page, card?: CardRef) {
+      // A page of the other origin is answered with a redirect there (Settings has its own origin).
       const hash = card ? `#card=${encodeURIComponent(JSON.stringify(card))}` : "";
       loc.assign(`./${page}.html${hash}`);
     },

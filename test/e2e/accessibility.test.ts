@@ -36,7 +36,7 @@ const keys = { paused: "", complete: "", note: "" };
 const LAB_OPEN = "agent:main:dashboard:0f0e0d0c-0b0a-4908-8706-050403020100";
 const LAB_DENIED = "agent:main:dashboard:1f1e1d1c-1b1a-4918-8716-151413121110";
 
-const pageUrl = (name: PageName) => th.host.url.replace(/popover\.html$/, `${name}.html`);
+const pageUrl = (name: PageName) => th.host.pageUrl(name);
 
 /** Runs axe on the page as it is now; `label` names the state in the report. */
 type Check = (label: string) => Promise<void>;

@@ -35,7 +35,7 @@ async function hostWith(storage: SecretStorage): Promise<{ host: Host; desk: Pro
   return { host, desk, settings, vault };
 }
 
-const settingsUrl = (host: Host) => host.url.replace(/popover\.html$/, "settings.html");
+const settingsUrl = (host: Host) => host.settingsUrl;
 
 describe("secrets in the pages (issue 8)", { skip: chromium.ok ? false : chromium.reason }, () => {
   before(async () => {

@@ -19,7 +19,7 @@ let agent: BareClient;
 let th: TestHost;
 let browser: Browser;
 
-const settingsUrl = (t: TestHost) => t.host.url.replace(/popover\.html$/, "settings.html");
+const settingsUrl = (t: TestHost) => t.host.settingsUrl;
 
 
 const collapseSwitch = (page: Page) => page.getByRole("switch", { name: /^Collapse task progress by default on desktop/ });

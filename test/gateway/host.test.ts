@@ -1,5 +1,6 @@
 // The browser host against a real Gateway: the first stdout line, the secret, Host/Origin
-// checks (no DNS rebinding), the CSP, and the page contract over its WebSocket.
+// checks (no DNS rebinding), the CSP, the page contract over its WebSocket, and Settings on
+// its own origin (the only socket that may change Gateways).
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -10,7 +11,8 @@ import { after, before, describe, test } from "node:test";
 import WebSocket from "ws";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { createDeskService } from "../../main/core/desk-service.ts";
+import { createDeskService, type DeskService } from "../../main/core/desk-service.ts";
+import type { Page } from "../../preload/contract.ts";
 import { ProgressDesk } from "../../main/core/desk.ts";
 import { discoverGateway } from "../../main/core/discovery.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
@@ -18,6 +20,7 @@ import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
 import { until } from "../harness/until.ts";
 import { plan } from "./support.ts";
+import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 let gw: TestGateway;
@@ -25,12 +28,15 @@ let agent: BareClient;
 let host: Host;
 let desk: ProgressDesk;
 let settings: SettingsStore;
+const callers: { method: string; caller: Page | undefined }[] = [];
 const pages = mkdtempSync(join(tmpdir(), "pd-pages-"));
 
 before(async () => {
   // A minimal page tree: this suite tests the host, not the pages.
   mkdirSync(join(pages, "assets"));
-  writeFileSync(join(pages, "popover.html"), "<!doctype html><title>Progress Desk</title><script type=module src=./assets/app.js></script>");
+  for (const page of ["popover", "dashboard", "settings"]) {
+    writeFileSync(join(pages, `${page}.html`), `<!doctype html><title>${page}</title><script type=module src=./assets/app.js></script>`);
+  }
   writeFileSync(join(pages, "assets", "app.js"), "export {};");
   writeFileSync(join(tmpdir(), "pd-outside.txt"), "outside");
   gw = await startGateway();
@@ -39,7 +45,15 @@ before(async () => {
   settings = new SettingsStore(memoryBackend(), vault);
   desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
   const discovered = discoverGateway({ env: {}, explicit: { url: gw.url, token: gw.token } });
-  const service = createDeskService({ desk, settings, discovered, openExternal: () => true });
+  const real = createDeskService({ desk, settings, discovered, openExternal: () => true });
+  // Records which caller the host names for each call (the service itself decides what a caller may do).
+  const service: DeskService = {
+    ...real,
+    call: (method, args, caller) => {
+      callers.push({ method, caller });
+      return real.call(method, args, caller);
+    },
+  };
   desk.configure(service.gateways());
   desk.start();
   host = await startHost({ service, pagesDir: pages });
@@ -53,9 +67,12 @@ after(async () => {
   rmSync(pages, { recursive: true, force: true });
 });
 
-function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+type Reply = { status: number; headers: Record<string, unknown>; body: string };
+
+function get(path: string, headers: Record<string, string> = {}, opts: { method?: string; port?: number } = {}): Promise<Reply> {
+  const port = opts.port ?? host.port;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: host.port, path, headers: { host: `127.0.0.1:${host.port}`, ...headers } }, (res) => {
+    const req = httpRequest({ host: "127.0.0.1", port, path, method: opts.method ?? "GET", headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
       let body = "";
       res.setEncoding("utf8").on("data", (c: string) => (body += c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
@@ -65,9 +82,9 @@ function get(path: string, headers: Record<string, string> = {}): Promise<{ stat
   });
 }
 
-function openSocket(headers: Record<string, string>, path = `/${host.secret}/bridge`): Promise<WebSocket> {
+function openSocket(headers: Record<string, string>, path = `/${host.secret}/bridge/popover`, port = host.port): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${host.port}${path}`, { headers });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers });
     ws.once("open", () => resolve(ws));
     ws.once("error", reject);
     ws.once("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
@@ -122,6 +139,117 @@ describe("requests", () => {
     assert.equal((await get(`/${host.secret}/popover.html`, { origin: "http://evil.example" })).status, 403);
     assert.equal((await get(`/${host.secret}/popover.html`, { host: `localhost:${host.port}` })).status, 200);
   });
+
+  test("every reply says nosniff and no-store, refusals included; 405 names the methods allowed", async () => {
+    const replies: [string, Reply][] = [
+      ["200", await get(`/${host.secret}/popover.html`)],
+      ["403", await get("/popover.html")],
+      ["404", await get(`/${host.secret}/nothing.html`)],
+      ["405", await get(`/${host.secret}/popover.html`, {}, { method: "POST" })],
+      ["303", await get(`/${host.secret}/settings.html`)],
+      ["settings 403", await get("/settings.html", {}, { port: host.settingsPort })],
+      ["settings 405", await get(`/${host.settingsSecret}/settings.html`, {}, { method: "DELETE", port: host.settingsPort })],
+    ];
+    for (const [name, r] of replies) {
+      assert.equal(String(r.status), name.replace(/^settings /, ""), name);
+      assert.equal(r.headers["x-content-type-options"], "nosniff", `${name}: nosniff`);
+      assert.equal(r.headers["cache-control"], "no-store", `${name}: no-store`);
+    }
+    assert.equal(replies[3]![1].headers["allow"], "GET, HEAD");
+    assert.equal(replies[6]![1].headers["allow"], "GET, HEAD");
+  });
+
+  test("the CSP lets the page reach the socket of the origin it was loaded from: 127.0.0.1 or localhost", async () => {
+    for (const [hostname, port, path] of [
+      ["127.0.0.1", host.port, `/${host.secret}/popover.html`],
+      ["localhost", host.port, `/${host.secret}/popover.html`],
+      ["localhost", host.settingsPort, `/${host.settingsSecret}/settings.html`],
+    ] as const) {
+      const r = await get(path, { host: `${hostname}:${port}` }, { port });
+      assert.equal(r.status, 200);
+      const connect = /connect-src ([^;]+)/.exec(String(r.headers["content-security-policy"]))?.[1];
+      assert.equal(connect, `ws://${hostname}:${port}`, `${hostname}:${port}`);
+    }
+  });
+});
+
+describe("Settings on its own origin", () => {
+  test("settings.html is served only there; each origin sends the other's pages there", async () => {
+    assert.notEqual(host.settingsPort, host.port);
+    assert.notEqual(host.settingsSecret, host.secret);
+    assert.equal(host.settingsUrl, `http://127.0.0.1:${host.settingsPort}/${host.settingsSecret}/settings.html`);
+    const moved = await get(`/${host.secret}/settings.html`);
+    assert.equal(moved.status, 303);
+    assert.equal(moved.headers.location, host.settingsUrl);
+    const movedLocal = await get(`/${host.secret}/settings.html`, { host: `localhost:${host.port}` });
+    assert.equal(movedLocal.headers.location, host.settingsUrl.replace("127.0.0.1", "localhost"), "the host name the person uses is kept");
+    const served = await get(`/${host.settingsSecret}/settings.html`, {}, { port: host.settingsPort });
+    assert.equal(served.status, 200);
+    assert.match(served.body, /<title>settings<\/title>/);
+    assert.match(String(served.headers["content-security-policy"]), new RegExp(`connect-src ws://127\\.0\\.0\\.1:${host.settingsPort}(;|$)`));
+    assert.equal((await get(`/${host.settingsSecret}/assets/app.js`, {}, { port: host.settingsPort })).status, 200);
+    const back = await get(`/${host.settingsSecret}/dashboard.html`, {}, { port: host.settingsPort });
+    assert.equal(back.status, 303);
+    assert.equal(back.headers.location, host.url.replace("popover.html", "dashboard.html"));
+    // Each origin knows only its own secret.
+    assert.equal((await get(`/${host.secret}/settings.html`, {}, { port: host.settingsPort })).status, 403);
+    assert.equal((await get(`/${host.settingsSecret}/popover.html`)).status, 403);
+  });
+
+  test("a socket's caller is fixed by the origin it reached, not by what the page claims", async () => {
+    const mainOrigin = { origin: host.origin };
+    const settingsOrigin = { origin: host.settingsOrigin };
+    const settingsPath = `/${host.settingsSecret}/bridge/settings`;
+    // A popover or dashboard page (even a compromised one) cannot get a Settings socket.
+    await assert.rejects(openSocket(mainOrigin, `/${host.secret}/bridge/settings`), /403/);
+    await assert.rejects(openSocket(mainOrigin, settingsPath, host.settingsPort), /403/, "its Origin is not the Settings origin");
+    await assert.rejects(openSocket(settingsOrigin, `/${host.settingsSecret}/bridge/popover`, host.settingsPort), /403/);
+    await assert.rejects(openSocket(mainOrigin, `/${host.secret}/bridge`), /403/, "a socket names its page");
+    for (const [headers, path, port, caller] of [
+      [mainOrigin, `/${host.secret}/bridge/popover`, host.port, "popover"],
+      [mainOrigin, `/${host.secret}/bridge/dashboard`, host.port, "dashboard"],
+      [settingsOrigin, settingsPath, host.settingsPort, "settings"],
+    ] as const) {
+      const ws = await openSocket(headers, path, port);
+      try {
+        const r = await rpc(ws).call("getSettings");
+        assert.equal(r.ok, true);
+        assert.deepEqual(callers.at(-1), { method: "getSettings", caller }, path);
+      } finally {
+        ws.close();
+      }
+    }
+  });
+
+  test(
+    "a popover or dashboard socket may not change Gateways or login items; the Settings socket may",
+    async () => {
+      const ws = await openSocket({ origin: host.origin }, `/${host.secret}/bridge/dashboard`);
+      try {
+        const c = rpc(ws);
+        for (const [method, args] of [
+          ["saveGateway", [{ label: "Sneaky", color: "#000000", url: "ws://127.0.0.1:1" }]],
+          ["removeGateway", ["any-id"]],
+          ["updateSettings", [{ launchAtLogin: true }]],
+          ["updateSettings", [{ popoverShortcut: "CommandOrControl+Shift+P" }]],
+        ] as const) {
+          const r = await c.call(method, ...args);
+          assert.equal(r.ok, false, `${method} from the dashboard must be refused`);
+          assert.equal(r.error.code, "FORBIDDEN", `${method}: ${r.error.message}`);
+        }
+        assert.equal(settings.view().launchAtLogin, false);
+      } finally {
+        ws.close();
+      }
+      const sws = await openSocket({ origin: host.settingsOrigin }, `/${host.settingsSecret}/bridge/settings`, host.settingsPort);
+      try {
+        const r = await rpc(sws).call("updateSettings", { popoverShortcut: "" });
+        assert.equal(r.ok, true, "Settings itself may");
+      } finally {
+        sws.close();
+      }
+    },
+  );
 });
 
 describe("the bridge socket", () => {
@@ -195,7 +323,7 @@ describe("the bridge socket", () => {
 
 describe("several Gateways (G5)", () => {
   test("Gateways saved in Settings replace the local default; each keys its own cards", async () => {
-    const ws = await openSocket({ origin: host.origin });
+    const ws = await openSocket({ origin: host.settingsOrigin }, `/${host.settingsSecret}/bridge/settings`, host.settingsPort);
     try {
       const c = rpc(ws);
       const home = await c.call("saveGateway", { label: "Home", color: "#30d158", url: gw.url, token: gw.token });
@@ -255,6 +383,11 @@ describe("progress-desk host", () => {
       assert.equal(page.status, 200, "the built popover page is served (npm run build builds it)");
       assert.match(await page.text(), /<script type="module"[^>]* src="\.\/assets\//);
       assert.equal((await fetch(`http://127.0.0.1:${m[1]}/popover.html`)).status, 403);
+      const settingsLine = await until("the Settings address on stderr", () => /^progress-desk: settings: (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{20,}\/settings\.html)$/m.exec(err)?.[1]);
+      const settingsPage = await fetch(settingsLine);
+      assert.equal(settingsPage.status, 200, "the Settings page is served on its own origin");
+      assert.notEqual(new URL(settingsLine).port, m[1]);
+      assert.equal(out.split("\n")[0], first, "the first line is still the popover's address");
     } finally {
       child.kill("SIGINT");
       rmSync(home, { recursive: true, force: true });

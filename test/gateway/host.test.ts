@@ -20,7 +20,6 @@ import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
 import { until } from "../harness/until.ts";
 import { plan } from "./support.ts";
-import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 let gw: TestGateway;

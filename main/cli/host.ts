@@ -5,6 +5,7 @@ import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
 import { discoverGateway } from "../core/discovery.ts";
 import { jsonFileBackend, SettingsStore } from "../core/settings.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
+import { vaultNotice } from "./vault-notice.ts";
 import { appVersion, packageRoot } from "../core/version.ts";
 import { startHost, type Host } from "../host/host-server.ts";
 
@@ -14,6 +15,8 @@ export type HostIO = { stdout: { write(s: string): boolean }; stderr: { write(s:
 export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number> {
   const home = dataHome(io.env);
   const vault = await CredentialVault.open(fileStorage(join(home, "credentials.json")));
+  const notice = vaultNotice(vault, join(home, "credentials.json"));
+  if (notice) io.stderr.write(notice);
   const settings = new SettingsStore(jsonFileBackend(join(home, "settings.json")), vault);
   const explicit = { ...(opts.url ? { url: opts.url } : {}), ...(opts.token ? { token: opts.token } : {}), ...(opts.password ? { password: opts.password } : {}) };
   const discovered = discoverGateway({ env: io.env, explicit });

@@ -4,6 +4,7 @@ import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
 import { discoverGateway } from "../core/discovery.ts";
 import type { ConnectionState, DeskChange } from "../core/types.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
+import { vaultNotice } from "./vault-notice.ts";
 import { appVersion } from "../core/version.ts";
 import { CLEAR_PROGRESS, progressSequence, terminalSupportsProgress } from "./osc-progress.ts";
 import { activityLine, activitySignature, cardLine, cardSignature, connectionLine, focusedCard, plainCardLine, plainConnectionLine, statusBlock } from "./watch-format.ts";
@@ -46,7 +47,10 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   if (discovered.password) gateway.password = discovered.password;
   if (discovered.bootstrapToken) gateway.bootstrapToken = discovered.bootstrapToken;
 
-  const vault = await CredentialVault.open(fileStorage(join(dataHome(io.env), "credentials.json")));
+  const credentialsFile = join(dataHome(io.env), "credentials.json");
+  const vault = await CredentialVault.open(fileStorage(credentialsFile));
+  const notice = vaultNotice(vault, credentialsFile);
+  if (notice) io.stderr.write(notice);
   const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion() });
   const tty = !opts.json && Boolean(io.stdout.isTTY);
   const osc = tty && terminalSupportsProgress(io.env);

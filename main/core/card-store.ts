@@ -167,13 +167,14 @@ export class CardStore {
   private onCardChanged(payload: unknown): void {
     const p = (payload ?? {}) as { sessionKey?: unknown; revision?: unknown };
     if (typeof p.sessionKey !== "string" || p.sessionKey === "") return;
-    const slot = this.slotForEvent(p.sessionKey);
     const revision = typeof p.revision === "number" ? p.revision : null;
-    // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
-    // Events arrive in order, so a lower revision than the one held means the card was
-    // reset (an unconditional clear or a session reset restarts revisions at 1): read it.
-    if (revision !== null && slot.card && slot.card.revision === revision && !slot.hidden) return;
-    this.requestRead(slot);
+    for (const slot of this.slotsForEvent(p.sessionKey)) {
+      // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
+      // Events arrive in order, so a lower revision than the one held means the card was
+      // reset (an unconditional clear or a session reset restarts revisions at 1): read it.
+      if (revision !== null && slot.card && slot.card.revision === revision && !slot.hidden) continue;
+      this.requestRead(slot);
+    }
   }
 
   private onSessionsChanged(payload: unknown): void {
@@ -238,16 +239,23 @@ export class CardStore {
     return slot;
   }
 
-  /** Events name bare keys agent-qualified (`global` read as agent X arrives as `agent:X:global`). */
-  private slotForEvent(sessionKey: string): Slot {
+  /**
+   * Every slot a hint may mean. Events name bare keys agent-qualified (`global` read as
+   * agent X arrives as `agent:X:global`), which is also the key of a distinct session: a
+   * slot held under either name is read again, never only the first one found (G4).
+   */
+  private slotsForEvent(sessionKey: string): Slot[] {
+    const found: Slot[] = [];
     const direct = this.slots.get(sessionKey);
-    if (direct) return direct;
+    if (direct) found.push(direct);
     const m = /^agent:([^:]+):(.+)$/.exec(sessionKey);
     if (m) {
-      const bare = this.slots.get(slotKey(m[2]!, m[1]!));
-      if (bare) return bare;
+      for (const key of [slotKey(m[2]!, m[1]!), slotKey(m[2]!, null)]) {
+        const bare = this.slots.get(key);
+        if (bare && !found.includes(bare)) found.push(bare);
+      }
     }
-    return this.slotFor(sessionKey, null);
+    return found.length > 0 ? found : [this.slotFor(sessionKey, null)];
   }
 
   /** Start tracking a card the person asked for (e.g. a bare key with an agent id). */

@@ -218,7 +218,8 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
       await page.keyboard.press("Enter");
       await card(page, done).waitFor({ state: "detached", timeout: 10_000 });
       // Focus moves once the card is gone; wait for it to land rather than for a fixed time.
-      await page.waitForFunction(() => /\btoggle\b/.test(String(document.activeElement?.className ?? "")), undefined, { timeout: 5_000 }).catch(() => undefined);
+      const onToggle = () => /\btoggle\b/.test(String(document.activeElement?.className ?? ""));
+      await page.waitForFunction(onToggle, undefined, { timeout: 5_000 }).catch(() => undefined);
       assert.match((await focused(page)).cls, /\btoggle\b/, "focus moved to a neighbouring title bar, not the document");
     } finally {
       await context.close();

@@ -127,7 +127,9 @@ describe("tray (P1) from real cards", () => {
     const key2 = await agent.createSession();
     before = f.notifications.length;
     await agent.put(key2, { plan: plan("completed", "completed") });
-    const refused = await until("the completion notice", () => f.notifications.slice(before).find((x) => x.shown && /^Completed/.test(x.options.body ?? "")));
+    const refused = await until("the completion notice", () =>
+      f.notifications.slice(before).find((x) => x.shown && /^Completed/.test(x.options.body ?? "")),
+    );
     await until("ready", () => model().icon === "ready");
     assert.equal(model().badge, 0, "a finished card alone is no badge");
     // The OS refuses it: the milestone must not be lost, the tray asks for a look instead.

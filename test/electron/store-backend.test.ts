@@ -115,7 +115,8 @@ describe("storeWindowFrames", () => {
 // its options to (name → configName, cwd, schema, clearInvalidConfig), validating a real
 // file. electron-store itself needs the Electron binary, which tests do not have.
 describe("STORE_SCHEMA in the store that enforces it", () => {
-  const open = (cwd: string) => new Conf<Record<string, unknown>>({ projectName: "progress-desk-test", configName: "settings", cwd, schema: STORE_SCHEMA, clearInvalidConfig: true });
+  const open = (cwd: string) =>
+    new Conf<Record<string, unknown>>({ projectName: "progress-desk-test", configName: "settings", cwd, schema: STORE_SCHEMA, clearInvalidConfig: true });
   const withDir = (fn: (dir: string) => void) => {
     const dir = mkdtempSync(join(tmpdir(), "pd-store-"));
     try {

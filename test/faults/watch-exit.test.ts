@@ -55,7 +55,10 @@ describe("watch: Gateway update required exits 5", () => {
 
   test("FAKE Gateway whose hello-ok has no progress cards", { timeout: 60_000 }, async () => {
     const fake = await startFakeGateway({
-      onConnect: () => ({ ok: true, payload: helloOk({ features: { methods: ["sessions.subscribe", "sessions.list"], events: [], capabilities: [] } }) }),
+      onConnect: () => ({
+        ok: true,
+        payload: helloOk({ features: { methods: ["sessions.subscribe", "sessions.list"], events: [], capabilities: [] } }),
+      }),
     });
     cleanups.push(() => fake.close());
     const r = await watchUntilExit(fake.url);

@@ -29,7 +29,8 @@ before(async () => {
   await d.waitForState("connected", 45_000);
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") };
   for (const k of Object.keys(env)) if (k.startsWith("OPENCLAW_")) delete env[k];
-  watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], { env });
+  const cli = join(root, "dist", "main", "cli", "progress-desk.js");
+  watch = spawn(process.execPath, [cli, "watch", "--json", "--url", gw.url, "--token", gw.token], { env });
   watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
   await until("watch connected", () => out.includes('"state":"connected"'), 45_000);
 });
@@ -42,7 +43,14 @@ after(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-type WatchCard = { type: string; sessionKey: string; revision: number | null; markdown: string | null; steps: PlanStep[]; derived: { total: number; state: string } };
+type WatchCard = {
+  type: string;
+  sessionKey: string;
+  revision: number | null;
+  markdown: string | null;
+  steps: PlanStep[];
+  derived: { total: number; state: string };
+};
 /** The line `watch --json` printed for this revision of the session's card. */
 const watchLine = (key: string, revision: number) =>
   until(`watch printed ${key} r${revision}`, () =>
@@ -104,7 +112,8 @@ describe("G4 agent scope", () => {
   test("a bare key is read, followed and cleared as the agent it was asked for", { timeout: 60_000 }, async () => {
     // A bare `global` session of agent `main`; its events name it agent-qualified.
     await writer.request("sessions.create", { key: "global", agentId: "main" });
-    const put = (plan: PlanStep[]) => writer.request<{ card: { revision: number } | null }>("progressCard.put", { sessionKey: "global", agentId: "main", plan });
+    const put = (plan: PlanStep[]) =>
+      writer.request<{ card: { revision: number } | null }>("progressCard.put", { sessionKey: "global", agentId: "main", plan });
     const r1 = (await put(steps("Collect", "Summarise"))).card!.revision;
     // The hint names agent:main:global, which is also a session key of its own: the store reads
     // that (empty) one first. Tracking the pair afterwards must still follow every later hint.

@@ -83,12 +83,16 @@ const cardStep = { tool: "progress_card", args: { plan: plan("completed", "in_pr
 /** Starts a turn without waiting for it; resolves with its run id once the Gateway accepted it. */
 async function startTurn(sessionKey: string, script: unknown[], extra: Record<string, unknown> = {}): Promise<string> {
   const idempotencyKey = randomUUID();
-  const ack = await user.request<{ runId?: string }>("chat.send", { sessionKey, idempotencyKey, message: `Go.\nSCRIPT:${JSON.stringify(script)}`, ...extra });
+  const message = `Go.\nSCRIPT:${JSON.stringify(script)}`;
+  const ack = await user.request<{ runId?: string }>("chat.send", { sessionKey, idempotencyKey, message, ...extra });
   return ack.runId ?? idempotencyKey;
 }
 
 const runEnded = (runId: string, timeoutMs = 60_000) =>
-  user.waitForEvent((e) => e.event === "agent" && p(e).runId === runId && p(e).stream === "lifecycle" && ["end", "error"].includes(p(e).data?.phase), timeoutMs);
+  user.waitForEvent(
+    (e) => e.event === "agent" && p(e).runId === runId && p(e).stream === "lifecycle" && ["end", "error"].includes(p(e).data?.phase),
+    timeoutMs,
+  );
 
 describe("R6: a finished run shows its outcome", () => {
   test("failed: the model errors after the card was written", { timeout: 120_000 }, async () => {

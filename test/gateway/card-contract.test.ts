@@ -114,10 +114,13 @@ describe("G4 agent scope", () => {
     await writer.request("sessions.create", { key: "global", agentId: "main" });
     const put = (plan: PlanStep[]) =>
       writer.request<{ card: { revision: number } | null }>("progressCard.put", { sessionKey: "global", agentId: "main", plan });
+    const since = d.changes.length;
     const r1 = (await put(steps("Collect", "Summarise"))).card!.revision;
-    // The hint names agent:main:global, which is also a session key of its own: the store reads
-    // that (empty) one first. Tracking the pair afterwards must still follow every later hint.
-    await d.waitFor((c) => c.type === "card" && c.entry.sessionKey === "agent:main:global");
+    // The hint names agent:main:global, which is also a session key of its own. Let the store
+    // act on it before the pair is tracked: tracking afterwards must still follow every later hint.
+    const hinted = (e: { sessionKey: string; agentId: string | null }) =>
+      e.sessionKey === "agent:main:global" || (e.sessionKey === "global" && e.agentId === null);
+    await d.waitFor((c) => c.type === "card" && hinted(c.entry), 20_000, since);
 
     d.desk.track(d.gatewayId, "global", "main");
     const read = await until("the agent's card", () => {
@@ -127,6 +130,14 @@ describe("G4 agent scope", () => {
     assert.equal(read.agentId, "main");
     assert.equal(read.error, null);
     assert.deepEqual(read.card?.steps, steps("Collect", "Summarise"));
+    // The agentId is really sent: the same bare key for an agent with no such session is not
+    // main's card under another name (this Gateway would answer a read without agentId with main's).
+    d.desk.track(d.gatewayId, "global", "ghost");
+    const ghost = await until("the read for agent ghost answered", () => {
+      const e = d.desk.entry(d.gatewayId, "global", "ghost");
+      return e === null || e.card !== null || e.error !== null ? { e } : null;
+    });
+    assert.equal(ghost.e?.card ?? null, null, "never another agent's card");
 
     // A later write arrives as a hint for agent:main:global; the same pair is read again.
     const done: PlanStep[] = [{ step: "Collect", status: "completed" }, { step: "Summarise", status: "completed" }];

@@ -276,14 +276,14 @@ export class CardStore {
   private onCardChanged(payload: unknown): void {
     const p = (payload ?? {}) as { sessionKey?: unknown; revision?: unknown };
     if (typeof p.sessionKey !== "string" || p.sessionKey === "" || p.sessionKey.length > MAX_SESSION_KEY_LENGTH) return;
-    const slot = this.slotForEvent(p.sessionKey);
-    if (!slot) return;
     const revision = typeof p.revision === "number" ? p.revision : null;
-    // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
-    // Events arrive in order, so a lower revision than the one held means the card was
-    // reset (an unconditional clear or a session reset restarts revisions at 1): read it.
-    if (revision !== null && slot.card && slot.card.revision === revision && !slot.hidden) return;
-    this.requestRead(slot);
+    for (const slot of this.slotsForEvent(p.sessionKey)) {
+      // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
+      // Events arrive in order, so a lower revision than the one held means the card was
+      // reset (an unconditional clear or a session reset restarts revisions at 1): read it.
+      if (revision !== null && slot.card && slot.card.revision === revision && !slot.hidden) continue;
+      this.requestRead(slot);
+    }
   }
 
   private onSessionsChanged(payload: unknown): void {
@@ -352,16 +352,24 @@ export class CardStore {
     return slot;
   }
 
-  /** Events name bare keys agent-qualified (`global` read as agent X arrives as `agent:X:global`). */
-  private slotForEvent(sessionKey: string): Slot | null {
+  /**
+   * Every slot a hint may mean. Events name bare keys agent-qualified (`global` read as
+   * agent X arrives as `agent:X:global`), which is also the key of a distinct session: a
+   * slot held under either name is read again, never only the first one found (G4).
+   */
+  private slotsForEvent(sessionKey: string): Slot[] {
+    const found: Slot[] = [];
     const direct = this.slots.get(sessionKey);
-    if (direct) return direct;
+    if (direct) found.push(direct);
     const m = /^agent:([^:]+):(.+)$/.exec(sessionKey);
     if (m) {
-      const bare = this.slots.get(slotKey(m[2]!, m[1]!));
-      if (bare) return bare;
+      for (const key of [slotKey(m[2]!, m[1]!), slotKey(m[2]!, null)]) {
+        const bare = this.slots.get(key);
+        if (bare && !found.includes(bare)) found.push(bare);
+      }
     }
-    return this.roomForNewSession() ? this.slotFor(sessionKey, null) : null;
+    if (found.length > 0) return found;
+    return this.roomForNewSession() ? [this.slotFor(sessionKey, null)] : [];
   }
 
   /** False (and counted, warned once) when events may not add another session. */

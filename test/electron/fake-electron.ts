@@ -189,7 +189,8 @@ export type FakeElectron = {
   notifications: FakeNotification[];
   ipc: Map<string, Handler>;
   store: Map<string, unknown>;
-  power: Emitter & { idleSeconds: number };
+  /** Power events; `idleSeconds` is what the OS reports as idle time, `idleQueries` how often the shell asked. */
+  power: Emitter & { idleSeconds: number; idleQueries: number };
   /** The OS appearance; `theme.set(dark)` switches it and fires "updated" like Electron. */
   theme: Emitter & { shouldUseDarkColors: boolean; set(dark: boolean): void };
   shortcuts: Map<string, () => void>;
@@ -198,6 +199,8 @@ export type FakeElectron = {
   loginItem: boolean[];
   warnings: string[];
   quits: number;
+  /** The shell's clock: real time plus what the test skipped (a person waiting without the test sleeping). */
+  clock: { offsetMs: number; now(): number; advance(ms: number): void };
   /** Calls a verb as the page in `win` would (by default its top frame, showing the window's page). */
   invoke(win: FakeWindow | FakeWebContents, method: string, args: unknown[], frame?: { url: string; parent: unknown } | null): Promise<unknown>;
 };
@@ -209,7 +212,7 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
     notifications: [],
     ipc: new Map(),
     store: new Map(),
-    power: Object.assign(new Emitter(), { idleSeconds: 0 }),
+    power: Object.assign(new Emitter(), { idleSeconds: 0, idleQueries: 0 }),
     theme: Object.assign(new Emitter(), {
       shouldUseDarkColors: false,
       set(this: Emitter & { shouldUseDarkColors: boolean }, dark: boolean) {
@@ -223,6 +226,15 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
     loginItem: [],
     warnings: [],
     quits: 0,
+    clock: {
+      offsetMs: 0,
+      now(this: { offsetMs: number }) {
+        return Date.now() + this.offsetMs;
+      },
+      advance(this: { offsetMs: number }, ms: number) {
+        this.offsetMs += ms;
+      },
+    },
   };
   const display = { id: 1, workArea: { x: 0, y: 25, width: 1440, height: 875 }, bounds: { x: 0, y: 0, width: 1440, height: 900 } };
   const deps: ShellDeps = {
@@ -262,7 +274,13 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
     },
     notificationsSupported: () => true,
     openExternal: async (url) => void f.opened.push(url),
-    powerMonitor: { on: (e: string, h: Handler) => f.power.on(e, () => h()), getSystemIdleTime: () => f.power.idleSeconds } as never,
+    powerMonitor: {
+      on: (e: string, h: Handler) => f.power.on(e, () => h()),
+      getSystemIdleTime: () => {
+        f.power.idleQueries += 1;
+        return f.power.idleSeconds;
+      },
+    } as never,
     nativeTheme: {
       get shouldUseDarkColors() {
         return f.theme.shouldUseDarkColors;
@@ -281,6 +299,7 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
     quit: () => void (f as { quits: number }).quits++,
     warn: (m) => void f.warnings.push(m),
     idlePollMs: 0,
+    now: () => f.clock.now(),
     ...base,
   };
   return Object.assign(f, {

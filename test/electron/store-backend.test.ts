@@ -1,6 +1,10 @@
 // Settings and window frames in electron-store (main/electron/store-backend.ts). A FAKE Map-backed store stands in for electron-store.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
+import Conf from "conf";
 import { STORE_SCHEMA, storeSettingsBackend, storeWindowFrames, type KeyValueStore } from "../../main/electron/store-backend.ts";
 
 /** A FAKE electron-store: a Map, with every set recorded. */
@@ -105,10 +109,59 @@ describe("storeWindowFrames", () => {
     }
   });
 
-  test("the schema checks frames as four numbers and leaves settings loose", () => {
-    assert.deepEqual(STORE_SCHEMA.settings, { type: "object" });
-    assert.equal(STORE_SCHEMA.windows.type, "object");
-    assert.deepEqual(STORE_SCHEMA.windows.additionalProperties.required, ["x", "y", "width", "height"]);
-    for (const k of ["x", "y", "width", "height"] as const) assert.deepEqual(STORE_SCHEMA.windows.additionalProperties.properties[k], { type: "number" });
+});
+
+// The schema's effect, not its shape: `conf`, the library electron-store extends and hands
+// its options to (name → configName, cwd, schema, clearInvalidConfig), validating a real
+// file. electron-store itself needs the Electron binary, which tests do not have.
+describe("STORE_SCHEMA in the store that enforces it", () => {
+  const open = (cwd: string) =>
+    new Conf<Record<string, unknown>>({ projectName: "progress-desk-test", configName: "settings", cwd, schema: STORE_SCHEMA, clearInvalidConfig: true });
+  const withDir = (fn: (dir: string) => void) => {
+    const dir = mkdtempSync(join(tmpdir(), "pd-store-"));
+    try {
+      fn(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  test("a frame that is not four numbers is refused, and the saved frame stays", () => {
+    withDir((dir) => {
+      const store = open(dir);
+      const frames = storeWindowFrames(store);
+      frames.save("dashboard", { x: 1, y: 2, width: 300, height: 200 });
+      assert.throws(() => store.set("windows", { dashboard: { x: "1", y: 2, width: 300, height: 200 } }), /`windows\/dashboard\/x` must be number/);
+      assert.throws(() => store.set("windows", { dashboard: { x: 1, y: 2, width: 300 } }), /must have required property 'height'/);
+      assert.deepEqual(storeWindowFrames(open(dir)).load("dashboard"), { x: 1, y: 2, width: 300, height: 200 }, "read back from the file");
+    });
+  });
+
+  test("settings are loose: any object goes in (normalizeSettings copes), a non-object does not", async () => {
+    await withDirAsync(async (dir) => {
+      const store = open(dir);
+      const odd = { version: 0, showCards: "yes", gateways: "none", extra: [1, 2] };
+      await storeSettingsBackend(store).write(odd);
+      assert.deepEqual(storeSettingsBackend(open(dir)).read(), odd);
+      assert.throws(() => store.set("settings", "text"), /`settings` must be object/);
+    });
+  });
+
+  test("a hand-edited file with a broken frame does not stop the app: it starts from defaults", () => {
+    withDir((dir) => {
+      writeFileSync(join(dir, "settings.json"), JSON.stringify({ settings: { showCards: false }, windows: { dashboard: { x: "oops" } } }));
+      const store = open(dir);
+      assert.equal(storeWindowFrames(store).load("dashboard"), null);
+      assert.equal(storeSettingsBackend(store).read(), null, "the invalid file was cleared, not half-used");
+    });
   });
 });
+
+async function withDirAsync(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "pd-store-"));
+  try {
+    await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

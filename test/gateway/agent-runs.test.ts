@@ -49,7 +49,7 @@ describe("agent-written cards", () => {
     let out = "";
     watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
     try {
-      for (let i = 0; i < 200 && !out.includes('"state":"connected"'); i += 1) await new Promise((r) => setTimeout(r, 100));
+      await until("watch connected", () => out.includes('"state":"connected"'), 30_000);
       const key = await user.createSession();
       const steps = [
         { step: "Read the failing test", status: "completed" as const },
@@ -94,7 +94,7 @@ describe("agent-written cards", () => {
       ]);
       const active = await d.waitForCard(key, (x) => x.derived?.state === "active", 30_000);
       assert.equal(active.derived?.completed, 1);
-      await turn;
+      assert.equal((await turn).phase, "end", "the run ended normally, not in error");
       const paused = await d.waitForCard(key, (x) => x.derived?.state === "paused", 30_000);
       assert.equal(paused.card?.revision, active.card?.revision, "the run ending changes the meaning, not the card");
       assert.deepEqual([...new Set(states)].slice(-2), ["active", "paused"]);
@@ -105,7 +105,8 @@ describe("agent-written cards", () => {
 
   test("refresh is confirmed by a newer saved card (A2)", { timeout: 60_000 }, async () => {
     const key = await user.createSession();
-    await user.runTurn(key, [{ tool: "progress_card", args: { plan: plan("in_progress", "pending") } }, { text: "Paused" }]);
+    const turn = await user.runTurn(key, [{ tool: "progress_card", args: { plan: plan("in_progress", "pending") } }, { text: "Paused" }]);
+    assert.equal(turn.phase, "end", "the run ended normally, not in error");
     const e = await d.waitForCard(key, (x) => x.card !== null && x.derived?.state === "paused", 30_000);
     const pending = await d.desk.refresh(d.gatewayId, key);
     assert.equal(pending?.status, "pending");

@@ -11,7 +11,7 @@ import {
   refreshView,
   stepView,
 } from "../../renderer/lib/card-view.ts";
-import { card, entry, steps, T0 } from "./fixtures.ts";
+import { card, endedRun, entry, LIVE_RUN, steps, T0 } from "./fixtures.ts";
 
 const NOW = T0 + 60_000;
 
@@ -69,14 +69,21 @@ describe("R2/R6 checklist", () => {
   });
 
   test("paused: the in_progress step shows as paused, not active, and a badge says so", () => {
-    const e = entry();
-    const v = cardView({ ...e, derived: { ...e.derived!, state: "paused" } });
+    // No active run for the session (R6): the core derives paused.
+    const v = cardView(entry({ run: null }));
     assert.equal(v.steps[1]!.glyph, "paused");
     assert.equal(v.steps[1]!.status, "paused");
     assert.equal(v.currentGlyph, "paused");
     assert.equal(v.paused, true);
     assert.deepEqual(v.badges.map((b) => b.text), ["Paused"]);
     assert.match(v.toggleLabel, /paused at: Step 2/);
+  });
+
+  test("a card older than the session's current run is paused too (stale), although a run is active", () => {
+    const v = cardView(entry({ run: { ...LIVE_RUN, startedAt: T0 + 1 } }));
+    assert.equal(v.paused, true);
+    assert.equal(v.steps[1]!.glyph, "paused");
+    assert.equal(cardView(entry()).paused, false, "the same card under the run that wrote it is active");
   });
 
   test("without an in_progress step the next pending one is current", () => {
@@ -101,8 +108,7 @@ describe("R6 outcome, R7 complete", () => {
     ["done", "Run finished"],
   ] as const) {
     test(`a finished run (${outcome}) says "${text}"`, () => {
-      const e = entry();
-      const v = cardView({ ...e, derived: { ...e.derived!, state: "paused", outcome } });
+      const v = cardView(entry({ run: endedRun(outcome) }));
       assert.equal(v.outcome?.text, text);
       assert.ok(v.badges.some((b) => b.kind === "outcome" && b.text === text));
       assert.ok(!v.badges.some((b) => b.kind === "paused"), "the outcome replaces the plain paused badge");
@@ -120,8 +126,8 @@ describe("R6 outcome, R7 complete", () => {
   });
 
   test("a finished run on a completed card adds no badge", () => {
-    const e = entry({ card: card({ steps: steps("completed") }) });
-    const v = cardView({ ...e, derived: { ...e.derived!, outcome: "done" } });
+    const v = cardView(entry({ card: card({ steps: steps("completed") }), run: endedRun("done") }));
+    assert.equal(v.outcome?.kind, "done", "the core did derive the outcome");
     assert.deepEqual(v.badges, []);
   });
 });
@@ -204,7 +210,7 @@ describe("A1 dismiss", () => {
 
   for (const [what, e] of [
     ["unfinished", entry()],
-    ["paused", (() => { const x = entry(); return { ...x, derived: { ...x.derived!, state: "paused" as const } }; })()],
+    ["paused", entry({ run: null })],
     ["note-only", entry({ card: card({ steps: [] }) })],
   ] as const) {
     test(`a card that is ${what} asks first`, () => {

@@ -2,7 +2,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ExpansionMemory } from "../../renderer/lib/expansion.ts";
-import { card, clearedByRead, connected, entry, GW, KEY, offline, steps, T0 } from "./fixtures.ts";
+import { card, clearedByRead, connected, endedRun, entry, GW, KEY, offline, steps, T0 } from "./fixtures.ts";
 
 const URL_A = "ws://127.0.0.1:18789";
 
@@ -125,7 +125,7 @@ describe("E3: remembered per card for the current connection", () => {
     m.observe(entry());
     m.toggle(entry());
     m.observe(entry({ card: card({ revision: 2 }) }));
-    m.observe(entry({ card: card({ revision: 2 }), derived: { completed: 1, total: 3, current: "Step 2", state: "paused", outcome: "done" } }));
+    m.observe(entry({ card: card({ revision: 2 }), run: endedRun("done") }));
     m.observe(entry({ card: card({ revision: 3, steps: steps("completed", "completed", "completed") }) }));
     m.connection(GW, offline(T0 + 60_000), URL_A);
     m.observe(entry({ card: card({ revision: 3 }), freshness: "offline" }));

@@ -1,9 +1,23 @@
-// Card entries and connection states for the renderer's pure modules.
-import type { CardEntry, ConnectionState, ProgressCard, Step } from "../../main/core/types.ts";
+// Card entries and connection states for the renderer's pure modules. What a card means
+// (counts, current step, active/paused, outcome) comes from the core's own deriveCard, fed
+// with run facts, so renderer tests check the product's derivation, not a copy of it.
+import { deriveCard } from "../../main/core/card.ts";
+import type { CardEntry, ConnectionState, ProgressCard, RunOutcome, SessionInfo, Step } from "../../main/core/types.ts";
 
 export const GW = "home";
 export const KEY = "agent:main:dashboard:3f0c";
 export const T0 = new Date(2026, 8, 20, 14, 5, 0).getTime();
+
+/** The session-row facts deriveCard reads (gateway-protocol §4.6); null = no row. */
+export type RunFacts = Pick<SessionInfo, "status" | "hasActiveRun" | "startedAt" | "endedAt">;
+
+/** A run that started before the card and still runs: an unfinished card is active. */
+export const LIVE_RUN: RunFacts = { status: "running", hasActiveRun: true, startedAt: T0 - 60_000, endedAt: null };
+
+/** A run that wrote the card and then ended with `status`. */
+export function endedRun(status: RunOutcome): RunFacts {
+  return { status, hasActiveRun: false, startedAt: T0 - 60_000, endedAt: T0 + 1000 };
+}
 
 export function steps(...statuses: Step["status"][]): Step[] {
   return statuses.map((status, i) => ({ step: `Step ${i + 1}`, status }));
@@ -13,27 +27,24 @@ export function card(extra: Partial<ProgressCard> = {}): ProgressCard {
   return { sessionKey: KEY, revision: 1, updatedAt: T0, markdown: "Working on it", steps: steps("completed", "in_progress", "pending"), ...extra };
 }
 
-export function entry(extra: Partial<CardEntry> = {}): CardEntry {
-  const c = extra.card === undefined ? card() : extra.card;
-  const total = c?.steps.length ?? 0;
-  const completed = c?.steps.filter((s) => s.status === "completed").length ?? 0;
-  const current = c?.steps.find((s) => s.status === "in_progress")?.step ?? c?.steps.find((s) => s.status === "pending")?.step ?? null;
+/** An entry as the core builds it; `run` (default: a live run) is what the Gateway said about the session. */
+export function entry(extra: Partial<CardEntry> & { run?: RunFacts | null } = {}): CardEntry {
+  const { run = LIVE_RUN, ...rest } = extra;
+  const c = rest.card === undefined ? card() : rest.card;
   return {
     gatewayId: GW,
     sessionKey: KEY,
     agentId: null,
     title: "Repair session owner",
     card: c,
-    derived: c
-      ? { completed, total, current: completed === total && total > 0 ? null : current, state: total === 0 ? "note" : completed === total ? "complete" : "active", outcome: null }
-      : null,
+    derived: c ? deriveCard(c, run) : null,
     freshness: "live",
     confirmedAt: T0,
     error: null,
     hidden: false,
     updateRequired: false,
     refresh: null,
-    ...extra,
+    ...rest,
   };
 }
 

@@ -37,7 +37,10 @@ async function launch(dir: string, home: FakeGateway, safeStorage = fakeSafeStor
   const shell = await startShell(f.deps);
   cleanups.push(() => shell.shutdown());
   f.trays[0]!.emit("click");
-  const win = await until("popover window", () => f.windows.find((w) => w.urls[0]?.startsWith("app://desk/popover.html")));
+  const popover = await until("popover window", () => f.windows.find((w) => w.urls[0]?.startsWith("app://desk/popover.html")));
+  // Gateway changes are the Settings page's alone: the test speaks as that window.
+  await f.invoke(popover, "openPage", ["settings"]);
+  const win = await until("settings window", () => f.windows.find((w) => w.urls[0]?.startsWith("app://desk/settings.html")));
   return { f, shell, win };
 }
 

@@ -235,8 +235,10 @@ describe("N5 notification text", () => {
       r.f.trays[0]!.emit("click");
       return until("popover", () => r.f.windows.find((w) => w.urls[0]?.startsWith("app://desk/popover.html") && w.visible));
     })()) as FakeWindow;
-    await r.f.invoke(win, "saveGateway", [{ label: "Home", color: "#0a84ff", url: gw.url, token: gw.token }]);
-    await r.f.invoke(win, "saveGateway", [{ label: "Work", color: "#ff9f0a", url: relay.url, token: gw.token }]);
+    await r.f.invoke(win, "openPage", ["settings"]);
+    const settingsWin = await until("settings window", () => r.f.windows.find((w) => w.urls[0]?.startsWith("app://desk/settings.html")));
+    await r.f.invoke(settingsWin, "saveGateway", [{ label: "Home", color: "#0a84ff", url: gw.url, token: gw.token }]);
+    await r.f.invoke(settingsWin, "saveGateway", [{ label: "Work", color: "#ff9f0a", url: relay.url, token: gw.token }]);
     win.blur();
     await until(
       "both connected",

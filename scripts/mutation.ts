@@ -18,9 +18,9 @@ export const MODULES: Module[] = [
   { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy"] },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
   { name: "glance", mutate: ["main/core/glance.ts"], tests: ["notification-policy", "tray-model"] },
-  { name: "truncate", mutate: ["main/core/truncate.ts"], tests: ["truncate"] },
+  { name: "truncate", mutate: ["main/core/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
-  { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state"] },
+  { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },
   { name: "settings (normalisation)", mutate: ["main/core/settings.ts:17-100"], tests: ["settings"] },
   { name: "contract (validateArgs)", mutate: ["preload/contract.ts:103-177"], tests: ["settings", "preload-bridge"] },
 ];

@@ -21,8 +21,8 @@ export const MODULES: Module[] = [
   { name: "truncate", mutate: ["main/core/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
   { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },
-  { name: "settings (normalisation)", mutate: ["main/core/settings.ts:17-100"], tests: ["settings"] },
-  { name: "contract (validateArgs)", mutate: ["preload/contract.ts:103-177"], tests: ["settings", "preload-bridge"] },
+  { name: "settings (normalisation)", mutate: ["main/core/settings.ts:17-100"], tests: ["settings", "settings-normalisation"] },
+  { name: "contract (validateArgs)", mutate: ["preload/contract.ts:103-177"], tests: ["settings", "preload-bridge", "contract-validate-args"] },
 ];
 
 const root = join(import.meta.dirname, "..");

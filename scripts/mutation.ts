@@ -17,7 +17,7 @@ export const MODULES: Module[] = [
   { name: "tray-model", mutate: ["main/core/tray-model.ts"], tests: ["tray-model"] },
   { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy"] },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
-  { name: "glance", mutate: ["main/core/glance.ts"], tests: ["notification-policy", "tray-model"] },
+  { name: "glance", mutate: ["main/core/glance.ts"], tests: ["glance-note-line", "notification-policy", "tray-model"] },
   { name: "truncate", mutate: ["main/core/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
   { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },

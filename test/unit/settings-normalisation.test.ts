@@ -101,7 +101,7 @@ describe("normalizeSettings", () => {
   });
 
   test("a colour is kept only as #rrggbb; otherwise the palette by position, wrapping after six", () => {
-    const colors = ["#ABCDEF", "red", 0x0a84ff, "#12345", "#1234567", "x#123456", "#12345g", "#00ff00"];
+    const colors = ["#ABCDEF", "red", 0x0a84ff, "#12345", "#1234567", "x#123456", ["#123456"], "#00ff00"];
     const n = normalizeSettings({ gateways: colors.map((color, i) => ({ id: `g${i}`, url: `ws://h:${i + 1}`, color })) });
     assert.deepEqual(
       n.gateways.map((g) => g.color),

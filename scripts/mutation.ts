@@ -3,8 +3,9 @@
 // run per mutant would take hours on this machine). Shared settings: stryker.config.json.
 // Writes reports/mutation/<module>.json and rewrites the score table in docs/quality.md
 // (rows of modules not run this time are kept). Not part of `npm test`.
+// `npm run mutation -- --report-only [module …]` rebuilds table and survivor lists from the last reports.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 type Module = { name: string; mutate: string[]; tests: string[] };
@@ -13,7 +14,7 @@ type Module = { name: string; mutate: string[]; tests: string[] };
 // backend) and the contract's argument checks (not its types and channel names).
 export const MODULES: Module[] = [
   { name: "card", mutate: ["main/core/card.ts"], tests: ["card", "card-rules"] },
-  { name: "card-store", mutate: ["main/core/card-store.ts"], tests: ["card-store", "actions"] },
+  { name: "card-store", mutate: ["main/core/card-store.ts"], tests: ["card-store", "actions", "card-store-events"] },
   { name: "tray-model", mutate: ["main/core/tray-model.ts"], tests: ["tray-model"] },
   { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy"] },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
@@ -96,16 +97,16 @@ function writeTable(ran: Module[]): void {
       .filter((l) => /^\| [a-z]/.test(l) && !l.startsWith("| module"))
       .map((l) => [l.split("|")[1]!.trim(), l]),
   );
-  const date = new Date().toISOString().slice(0, 10);
   const rows = MODULES.map((m) => {
     const file = join(root, reportFile(m));
     if (!ran.includes(m) || !existsSync(file)) return oldRows.get(m.name) ?? `| ${m.name} | – | – | – | – | – | – | not run |`;
     const c = countsOf(JSON.parse(readFileSync(file, "utf8")));
+    const date = statSync(file).mtime.toISOString().slice(0, 16).replace("T", " ");
     return `| ${m.name} | ${c.mutants - c.errors} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${score(c).toFixed(1)} % | ${date} |`;
   });
   const table = [
     "",
-    "| module | mutants | killed | timeout | survived | no coverage | score | measured |",
+    "| module | mutants | killed | timeout | survived | no coverage | score | measured (UTC) |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ...rows,
     "",
@@ -114,16 +115,20 @@ function writeTable(ran: Module[]): void {
 }
 
 function main(): void {
-  const wanted = process.argv.slice(2);
+  // --report-only: rebuild the table and survivor lists from the last reports, run nothing.
+  const reportOnly = process.argv.includes("--report-only");
+  const wanted = process.argv.slice(2).filter((a) => a !== "--report-only");
   const unknown = wanted.filter((w) => !MODULES.some((m) => slug(m) === w));
   if (unknown.length > 0) {
     console.error(`unknown module(s): ${unknown.join(", ")}; known: ${MODULES.map(slug).join(", ")}`);
     process.exit(2);
   }
-  const ran = wanted.length > 0 ? MODULES.filter((m) => wanted.includes(slug(m))) : MODULES;
+  const ran = wanted.length > 0 ? wanted.map((w) => MODULES.find((m) => slug(m) === w)!) : MODULES;
   for (const m of ran) {
-    rmSync(join(root, reportFile(m)), { force: true });
-    runOne(m);
+    if (!reportOnly) {
+      rmSync(join(root, reportFile(m)), { force: true });
+      runOne(m);
+    }
     const file = join(root, reportFile(m));
     if (!existsSync(file)) continue;
     const report = JSON.parse(readFileSync(file, "utf8"));

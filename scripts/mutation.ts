@@ -1,0 +1,145 @@
+// `npm run mutation [module …]`: mutation testing of the pure core with StrykerJS (issue 9).
+// One Stryker run per module, each with only the unit test files (test/unit/<name>.test.ts) that exercise it (a whole-suite
+// run per mutant would take hours on this machine). Shared settings: stryker.config.json.
+// Writes reports/mutation/<module>.json and rewrites the score table in docs/quality.md
+// (rows of modules not run this time are kept). Not part of `npm test`.
+// `npm run mutation -- --report-only [module …]` rebuilds table and survivor lists from the last reports.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+type Module = { name: string; mutate: string[]; tests: string[] };
+
+// Line ranges keep the runs on the pure parts: settings' normalisation (not its store and file
+// backend) and the contract's argument checks (not its types and channel names).
+export const MODULES: Module[] = [
+  { name: "card", mutate: ["main/core/card.ts"], tests: ["card", "card-rules"] },
+  { name: "card-store", mutate: ["main/core/card-store.ts"], tests: ["card-store", "actions", "card-store-events"] },
+  { name: "tray-model", mutate: ["main/core/tray-model.ts"], tests: ["tray-model", "tray-model-rules"] },
+  { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy"] },
+  { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
+  { name: "glance", mutate: ["main/core/glance.ts"], tests: ["glance-note-line", "notification-policy", "tray-model"] },
+  { name: "truncate", mutate: ["main/core/truncate.ts"], tests: ["truncate", "truncate-rules"] },
+  { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
+  { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },
+  { name: "settings (normalisation)", mutate: ["main/core/settings.ts:17-100"], tests: ["settings", "settings-normalisation"] },
+  { name: "contract (validateArgs)", mutate: ["preload/contract.ts:103-177"], tests: ["settings", "preload-bridge", "contract-validate-args"] },
+];
+
+const root = join(import.meta.dirname, "..");
+const slug = (m: Module): string => m.name.split(" ")[0]!;
+const reportFile = (m: Module): string => `reports/mutation/${slug(m)}.json`;
+
+/** The command Stryker runs for every mutant: in-process node:test, quiet output, non-zero exit on a failing test. */
+export function testCommand(m: Module): string {
+  return `node --test --test-isolation=none --test-reporter=dot ${m.tests.map((t) => `test/unit/${t}.test.ts`).join(" ")}`;
+}
+
+type Counts = { mutants: number; killed: number; timeout: number; survived: number; noCoverage: number; errors: number };
+
+function countsOf(report: { files: Record<string, { mutants: { status: string }[] }> }): Counts {
+  const c: Counts = { mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, errors: 0 };
+  for (const f of Object.values(report.files)) {
+    for (const mu of f.mutants) {
+      if (mu.status === "Ignored") continue;
+      c.mutants++;
+      if (mu.status === "Killed") c.killed++;
+      else if (mu.status === "Timeout") c.timeout++;
+      else if (mu.status === "Survived") c.survived++;
+      else if (mu.status === "NoCoverage") c.noCoverage++;
+      else c.errors++; // CompileError / RuntimeError: not valid mutants, left out of the score
+    }
+  }
+  return c;
+}
+
+/** Stryker's score: detected (killed + timeout) over valid mutants (errors excluded). */
+const score = (c: Counts): number => (100 * (c.killed + c.timeout)) / Math.max(1, c.mutants - c.errors);
+
+function survivors(report: { files: Record<string, { source: string; mutants: any[] }> }): string[] {
+  const out: string[] = [];
+  for (const [file, f] of Object.entries(report.files)) {
+    const lines = f.source.split("\n");
+    for (const mu of f.mutants) {
+      if (mu.status !== "Survived" && mu.status !== "NoCoverage") continue;
+      const { start } = mu.location;
+      const orig = (lines[start.line - 1] ?? "").trim().slice(0, 110);
+      out.push(`${file}:${start.line}:${start.column} [${mu.status}] ${mu.mutatorName} → ${JSON.stringify(mu.replacement ?? "")}\n    ${orig}`);
+    }
+  }
+  return out;
+}
+
+function runOne(m: Module): void {
+  const cmd = testCommand(m);
+  console.log(`\n== ${m.name}: mutate ${m.mutate.join(", ")}\n   ${cmd}`);
+  const options = { mutate: m.mutate, commandRunner: { command: cmd }, jsonReporter: { fileName: reportFile(m) } };
+  // A child per module: Stryker keeps process-wide state, and a stuck run stays bounded.
+  const child = spawnSync(
+    process.execPath,
+    ["--input-type=module", "-e", `import { Stryker } from "@stryker-mutator/core"; await new Stryker(${JSON.stringify(options)}).runMutationTest();`],
+    { cwd: root, stdio: "inherit", timeout: Number(process.env.MUTATION_MODULE_TIMEOUT_MS ?? 30 * 60_000) },
+  );
+  if (child.status !== 0) console.error(`Stryker run for ${m.name} ended with ${child.status ?? child.signal}`);
+}
+
+const TABLE_START = "<!-- mutation-table:start -->";
+const TABLE_END = "<!-- mutation-table:end -->";
+
+function writeTable(ran: Module[]): void {
+  const doc = join(root, "docs/quality.md");
+  const text = readFileSync(doc, "utf8");
+  const [before, rest] = text.split(TABLE_START) as [string, string];
+  const [oldTable, after] = rest.split(TABLE_END) as [string, string];
+  const oldRows = new Map(
+    oldTable
+      .split("\n")
+      .filter((l) => /^\| [a-z]/.test(l) && !l.startsWith("| module"))
+      .map((l) => [l.split("|")[1]!.trim(), l]),
+  );
+  const rows = MODULES.map((m) => {
+    const file = join(root, reportFile(m));
+    if (!ran.includes(m) || !existsSync(file)) return oldRows.get(m.name) ?? `| ${m.name} | – | – | – | – | – | – | not run |`;
+    const c = countsOf(JSON.parse(readFileSync(file, "utf8")));
+    const date = statSync(file).mtime.toISOString().slice(0, 16).replace("T", " ");
+    return `| ${m.name} | ${c.mutants - c.errors} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${score(c).toFixed(1)} % | ${date} |`;
+  });
+  const table = [
+    "",
+    "| module | mutants | killed | timeout | survived | no coverage | score | measured (UTC) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ...rows,
+    "",
+  ].join("\n");
+  writeFileSync(doc, `${before}${TABLE_START}${table}${TABLE_END}${after}`);
+}
+
+function main(): void {
+  // --report-only: rebuild the table and survivor lists from the last reports, run nothing.
+  const reportOnly = process.argv.includes("--report-only");
+  const wanted = process.argv.slice(2).filter((a) => a !== "--report-only");
+  const unknown = wanted.filter((w) => !MODULES.some((m) => slug(m) === w));
+  if (unknown.length > 0) {
+    console.error(`unknown module(s): ${unknown.join(", ")}; known: ${MODULES.map(slug).join(", ")}`);
+    process.exit(2);
+  }
+  const ran = wanted.length > 0 ? wanted.map((w) => MODULES.find((m) => slug(m) === w)!) : MODULES;
+  for (const m of ran) {
+    if (!reportOnly) {
+      rmSync(join(root, reportFile(m)), { force: true });
+      runOne(m);
+    }
+    const file = join(root, reportFile(m));
+    if (!existsSync(file)) continue;
+    const report = JSON.parse(readFileSync(file, "utf8"));
+    const c = countsOf(report);
+    console.log(`-- ${m.name}: ${c.mutants - c.errors} mutants, ${c.killed} killed, ${c.timeout} timeout, ${c.survived} survived, ` +
+      `${c.noCoverage} no coverage → ${score(c).toFixed(1)} %`);
+    const left = survivors(report);
+    for (const s of left) console.log(`   ${s}`);
+    writeFileSync(file.replace(/\.json$/, "-survivors.txt"), left.join("\n") + "\n");
+  }
+  writeTable(ran);
+}
+
+if (import.meta.main) main();

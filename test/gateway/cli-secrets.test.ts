@@ -105,7 +105,7 @@ describe("secrets from a file or standard input", () => {
     try {
       const first = await until("the page address", () => /^(http:\/\/127\.0\.0\.1:\d+)\/([^/]+)\/popover\.html\n/.exec(r.out()), 30_000);
       const [, origin, secret] = first;
-      ws = new WebSocket(`${origin!.replace("http:", "ws:")}/${secret}/bridge`, { headers: { origin: origin! } });
+      ws = new WebSocket(`${origin!.replace("http:", "ws:")}/${secret}/bridge/popover`, { headers: { origin: origin! } });
       await new Promise((resolve, reject) => ws!.once("open", resolve).once("error", reject));
       let id = 0;
       const snapshot = (): Promise<any> =>

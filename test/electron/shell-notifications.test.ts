@@ -227,7 +227,8 @@ describe("N2 duplicates: a Gateway edited in Settings", () => {
     const id = r.shell.settings.view().gateways[0]!.id;
     let key = "";
     const entry = () => r.shell.desk.snapshot().gateways.find((g) => g.id === id)?.cards.find((c) => c.sessionKey === key);
-    await until("connected through the saved Gateway", () => r.shell.desk.snapshot().gateways.every((g) => g.id === id && g.connection.state === "connected"), 45_000);
+    const onlySaved = () => r.shell.desk.snapshot().gateways.every((g) => g.id === id && g.connection.state === "connected");
+    await until("connected through the saved Gateway", onlySaved, 45_000);
     key = await r.write(plan("completed", "in_progress", "pending"), "Halfway");
     await until("its notice", () => about(r, key).length === 1);
     const shownBefore = r.f.notifications.length;

@@ -50,6 +50,8 @@ type Session = {
   navigations: string[];
   dialogs: string[];
   pageErrors: string[];
+  /** Served with the app's CSP (no inline styles), so the harness can use its CSP sentinel. */
+  strictCsp: boolean;
 };
 
 const chromium = chromiumAvailable();
@@ -66,7 +68,7 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     const network = await guardNetwork(context, server.origin, server.paths);
     await context.addInitScript(installTripwires);
     const page = await context.newPage();
-    const session: Session = { context, page, network, navigations: [], dialogs: [], pageErrors: [] };
+    const session: Session = { context, page, network, navigations: [], dialogs: [], pageErrors: [], strictCsp: path === "/" };
     page.on("dialog", (dialog) => {
       session.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
       void dialog.dismiss();
@@ -107,7 +109,7 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     for (let i = 0; i < payloads.length; i += BATCH) {
       const items = payloads.slice(i, i + BATCH).map(({ id, markdown }) => ({ id, markdown }));
       const before = await session.page.evaluate(readLog);
-      const { results, liveViolations } = await session.page.evaluate(runBatch, { items, raw: false, allowed: ALLOWED });
+      const { results, liveViolations } = await session.page.evaluate(runBatch, { items, raw: false, allowed: ALLOWED, strictCsp: session.strictCsp });
       const afterLog = await session.page.evaluate(readLog);
       for (const r of results) if (r.problems.length > 0) failures.push(`${r.id}: ${r.problems.join("; ")}\n    html: ${r.html.slice(0, 300)}`);
       const delta = logDelta(before, afterLog);
@@ -176,7 +178,8 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
       ];
       for (const path of ["/no-csp.html", "/"]) {
         const session = await open(path);
-        const { results, liveViolations } = await session.page.evaluate(runBatch, { items: raw, raw: true, allowed: ALLOWED });
+        const input = { items: raw, raw: true, allowed: ALLOWED, strictCsp: session.strictCsp };
+        const { results, liveViolations } = await session.page.evaluate(runBatch, input);
         for (const r of results) assert.ok(r.problems.length > 0, `${path} ${r.id}: the inspection finds it`);
         const log = await session.page.evaluate(readLog);
         if (path === "/") {

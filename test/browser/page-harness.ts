@@ -34,6 +34,9 @@ interface PElement {
   dispatchEvent(event: PEvent): boolean;
   append(...nodes: PElement[]): void;
   remove(): void;
+  setAttribute(name: string, value: string): void;
+  addEventListener(type: string, listener: () => void, options?: { once?: boolean }): void;
+  readonly complete?: boolean;
 }
 
 interface PDocument {
@@ -50,8 +53,10 @@ export type HarnessLog = {
   xss: string[];
   /** alert / confirm / prompt / print calls. */
   dialogs: string[];
-  /** Content-Security-Policy violations: "directive blocked-uri". */
+  /** Content-Security-Policy violations: "directive blocked-uri" (the harness's own sentinels excluded). */
   violations: string[];
+  /** Ids of the harness's sentinel elements whose CSP violation has been delivered. */
+  sentinels: string[];
   /** hrefs of clicked links (every click is prevented, as the app does). */
   clicks: string[];
   submits: number;
@@ -73,6 +78,7 @@ interface PWindow {
   MouseEvent: PEventConstructor;
   FocusEvent: PEventConstructor;
   setTimeout(fn: () => void, ms: number): number;
+  requestAnimationFrame(fn: () => void): number;
   performance: { now(): number };
   addEventListener(type: string, listener: (event: PEvent) => void, capture?: boolean): void;
   alert: (...args: unknown[]) => unknown;
@@ -90,7 +96,7 @@ interface PWindow {
 
 export function installTripwires(): void {
   const w = globalThis as unknown as PWindow;
-  const log: HarnessLog = { xss: [], dialogs: [], violations: [], clicks: [], submits: 0, opens: [], errors: [] };
+  const log: HarnessLog = { xss: [], dialogs: [], violations: [], sentinels: [], clicks: [], submits: 0, opens: [], errors: [] };
   w.__log = log;
   w.__xss = (...args: unknown[]) => {
     log.xss.push(args.map(String).join(",") || "called");
@@ -107,7 +113,12 @@ export function installTripwires(): void {
   };
   w.document.addEventListener(
     "securitypolicyviolation",
-    (event) => log.violations.push(`${event.violatedDirective ?? "?"} ${event.blockedURI ?? ""}`),
+    (event) => {
+      const target = event.target as PElement | null;
+      const sentinel = typeof target?.getAttribute === "function" ? target.getAttribute("data-harness-sentinel") : null;
+      if (sentinel !== null) log.sentinels.push(sentinel);
+      else log.violations.push(`${event.violatedDirective ?? "?"} ${event.blockedURI ?? ""}`);
+    },
     true,
   );
   // The app intercepts every click on a link and hands the URL to the shell; here, record it.
@@ -145,6 +156,8 @@ export type BatchInput = {
   raw: boolean;
   /** Allowed element → allowed attributes; anything else is a finding. */
   allowed: Readonly<Record<string, readonly string[]>>;
+  /** The page forbids inline styles (style-src without 'unsafe-inline'), so a CSP sentinel can be used. */
+  strictCsp: boolean;
 };
 
 export type BatchResult = { id: string; problems: string[]; html: string };
@@ -166,7 +179,65 @@ export async function runBatch(input: BatchInput): Promise<BatchOutput> {
   const log = w.__log;
   if (!log) throw new Error("tripwires not installed");
   const host = doc.body.querySelector("main") ?? doc.body;
-  const tick = (ms: number) => new Promise<void>((resolve) => w.setTimeout(resolve, ms));
+  const macrotask = () => new Promise<void>((resolve) => w.setTimeout(resolve, 0));
+  const frame = () => new Promise<void>((resolve) => w.requestAnimationFrame(() => resolve()));
+  // Each wait below ends on an event that proves the period passed; the ceiling only keeps a
+  // broken page from hanging the run (it then fails, naming the event that never came).
+  const CEILING_MS = 10_000;
+  const waitFor = (what: string, done: () => boolean): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const started = w.performance.now();
+      const poll = () => {
+        if (done()) resolve();
+        else if (w.performance.now() - started > CEILING_MS) reject(new Error(`page harness: no ${what} within ${CEILING_MS} ms`));
+        else w.setTimeout(poll, 5);
+      };
+      poll();
+    });
+  let sentinelSeq = 0;
+  /**
+   * Waits until every CSP violation queued so far has been delivered: a sentinel element with an
+   * inline style (forbidden by the strict CSP) is inserted last, and violation reports are
+   * delivered as tasks in order, so once its report arrives the earlier ones have too.
+   */
+  const drainViolations = async (): Promise<void> => {
+    if (!input.strictCsp) return;
+    const id = `s${++sentinelSeq}-${w.performance.now()}`;
+    const sentinel = doc.createElement("span");
+    sentinel.setAttribute("data-harness-sentinel", id);
+    host.append(sentinel);
+    sentinel.setAttribute("style", "color: inherit");
+    try {
+      await waitFor("sentinel violation", () => log.sentinels.includes(id));
+    } finally {
+      sentinel.remove();
+    }
+  };
+  /** Images the payloads inserted whose load or error event (and so its handler) has not run yet. */
+  let loading = 0;
+  const watchImages = (container: PElement) => {
+    for (const image of Array.from(container.querySelectorAll("img"))) {
+      if (image.complete === true) continue; // no request (no src, or already decided)
+      loading++;
+      let done = false;
+      const finish = () => {
+        if (!done) loading--;
+        done = true;
+      };
+      image.addEventListener("load", finish, { once: true });
+      image.addEventListener("error", finish, { once: true });
+    }
+  };
+  /** Two frames and a task for the DOM's own async work, every image decided, then every CSP report delivered. */
+  const settle = async (): Promise<void> => {
+    await frame();
+    await frame();
+    await macrotask();
+    await waitFor("image load/error", () => loading === 0);
+    await macrotask();
+    await drainViolations();
+  };
+
   const XHTML = "http://www.w3.org/1999/xhtml";
   const DANGEROUS_URL = /^(?:javascript|vbscript|data):/i;
   const compact = (value: string) => value.replace(/[\u0000-\u0020\u007f-\u009f\s]+/g, "");
@@ -197,7 +268,8 @@ export async function runBatch(input: BatchInput): Promise<BatchOutput> {
     }
     return { id, container: doc.createElement("div"), problems, html };
   });
-  await tick(30);
+  // Violations Chromium reports while DOMPurify parses into its inert document are delivered now.
+  await drainViolations();
   const mark = log.violations.length;
 
   // 2. Insert as Svelte's {@html} does, then shake out handlers.
@@ -205,8 +277,9 @@ export async function runBatch(input: BatchInput): Promise<BatchOutput> {
     host.append(entry.container);
     entry.container.innerHTML = entry.html;
     if (!input.raw && entry.container.innerHTML !== entry.html) entry.problems.push("serialization not stable after re-parse");
+    watchImages(entry.container);
   }
-  await tick(30);
+  await settle();
   for (const { container } of entries) {
     for (const element of Array.from(container.querySelectorAll("*"))) {
       for (const type of events) {
@@ -215,7 +288,7 @@ export async function runBatch(input: BatchInput): Promise<BatchOutput> {
       }
     }
   }
-  await tick(30);
+  await settle();
 
   // 3. Inspect.
   const results: BatchResult[] = [];

@@ -182,6 +182,72 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
   });
 });
 
+describe("N2 duplicates", () => {
+  test("a reconnect that re-reads the same cards tells nothing again", { timeout: 90_000 }, async () => {
+    const relay: TcpRelay = await startTcpRelay(gw.port);
+    cleanups.push(() => relay.close());
+    const r = await rig({}, { OPENCLAW_GATEWAY_URL: relay.url });
+    const key = await r.write(plan("completed", "in_progress", "pending"), "Halfway");
+    const rev = (await put(key, { plan: plan("completed", "completed", "in_progress"), markdown: "Two thirds" })).card!.revision;
+    await r.observed(key, rev);
+    await until("both notices", () => about(r, key).length === 2);
+    const gatewayId = r.shell.desk.gatewayIds()[0]!;
+    const state = () => r.shell.desk.snapshot().gateways[0]!.connection.state;
+    const shownBefore = r.f.notifications.length;
+
+    // The link drops and comes back: the shell reads every card again, this one unchanged.
+    relay.cut();
+    await until("offline", () => state() !== "connected", 45_000);
+    const freshness = async () => (await r.observed(key, rev)).freshness;
+    assert.notEqual(await freshness(), "live", "the card is no longer live while offline");
+    relay.resume();
+    r.shell.desk.retry(gatewayId);
+    await until("connected again", () => state() === "connected", 45_000);
+    await until("the card read again", async () => (await freshness()) === "live");
+
+    const marker = await r.write(plan("in_progress"));
+    await until("the marker's notice", () => about(r, marker).length === 1);
+    assert.equal(r.f.notifications.length, shownBefore + 1, "only the marker was shown after the reconnect");
+    assert.deepEqual(
+      about(r, key).map((n) => n.body),
+      ["Started · 1/3 · At: Step 2 · Halfway", "Step completed · 2/3 · At: Step 3 · Two thirds"],
+    );
+  });
+});
+
+describe("N2 duplicates: a Gateway edited in Settings", () => {
+  test("renaming the Gateway reconnects and reads the same cards again; nothing is told again", { timeout: 90_000 }, async () => {
+    const r = await rig();
+    r.f.trays[0]!.emit("click");
+    const popover = await until("popover", () => r.f.windows.find((w) => w.urls[0]?.startsWith("app://desk/popover.html") && w.visible));
+    await r.f.invoke(popover, "openPage", ["settings"]);
+    const settingsWin = await until("settings window", () => r.f.windows.find((w) => w.urls[0]?.startsWith("app://desk/settings.html")));
+    popover.blur();
+    await r.f.invoke(settingsWin, "saveGateway", [{ label: "Home", color: "#0a84ff", url: gw.url, token: gw.token }]);
+    const id = r.shell.settings.view().gateways[0]!.id;
+    let key = "";
+    const entry = () => r.shell.desk.snapshot().gateways.find((g) => g.id === id)?.cards.find((c) => c.sessionKey === key);
+    const onlySaved = () => r.shell.desk.snapshot().gateways.every((g) => g.id === id && g.connection.state === "connected");
+    await until("connected through the saved Gateway", onlySaved, 45_000);
+    key = await r.write(plan("completed", "in_progress", "pending"), "Halfway");
+    await until("its notice", () => about(r, key).length === 1);
+    const shownBefore = r.f.notifications.length;
+
+    // A new label restarts that Gateway's connection and store: every card is read afresh.
+    const before = entry();
+    await r.f.invoke(settingsWin, "saveGateway", [{ id, label: "House", color: "#0a84ff", url: gw.url }]);
+    await until("the card read again after the edit", () => {
+      const e = entry();
+      return e && e !== before && e.freshness === "live";
+    }, 45_000);
+
+    const marker = await r.write(plan("in_progress"));
+    await until("the marker's notice", () => about(r, marker).length === 1);
+    assert.equal(r.f.notifications.length, shownBefore + 1, "only the marker was shown after the edit");
+    assert.deepEqual(about(r, key).map((n) => [n.title, n.body]), [[entry()!.title, "Started · 1/3 · At: Step 2 · Halfway"]]);
+  });
+});
+
 describe("N3 no notice for a card in front of the person", () => {
   test("not while the popover is focused, nor for a pinned card while the dashboard is focused", { timeout: 60_000 }, async () => {
     const r = await rig();

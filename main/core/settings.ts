@@ -12,6 +12,7 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { GatewayInput, GatewaySettingsView, Milestone, Settings, SettingsPatch } from "../../preload/contract.ts";
 import { SECRET_NOT_SAVED } from "./credential-storage.ts";
+import { gatewayIdForUrl } from "./discovery.ts";
 import type { GatewayConfig } from "./desk.ts";
 import { gatewayOrigin } from "./gateway-origin.ts";
 import type { CredentialVault } from "./vault.ts";
@@ -174,7 +175,10 @@ export class SettingsStore {
   saveGateway(input: GatewayInput): Settings {
     const origin = originOrThrow(input.url);
     const before = input.id ? this.doc.gateways.find((g) => g.id === input.id) : undefined;
-    const id = before ? before.id : `gw-${randomUUID().slice(0, 8)}`;
+    // A new Gateway takes the id the zero-configuration one had for the same URL, so the cards
+    // it already shows keep their keys (and are not told again as new) when it is saved here.
+    const derived = gatewayIdForUrl(input.url.trim());
+    const id = before ? before.id : this.doc.gateways.some((g) => g.id === derived) ? `gw-${randomUUID().slice(0, 8)}` : derived;
     const url = input.url.trim();
     const next: StoredGateway = { id, url, label: input.label.trim() || new URL(url).host, color: input.color };
     // Checked before anything changes: a refused save leaves memory and disk as they were.

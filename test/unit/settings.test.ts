@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { defaultSettings, jsonFileBackend, memoryBackend, normalizeSettings, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
+import { gatewayIdForUrl } from "../../main/core/discovery.ts";
 import { isSafeExternalUrl, validateArgs, ContractError, DESK_METHODS } from "../../preload/contract.ts";
 
 const open = async (initial: unknown = null) => {
@@ -73,6 +74,15 @@ describe("settings (S1–S3)", () => {
     assert.deepEqual(seen, [true]);
     // S2 is kept while cards are hidden (S1).
     assert.equal(store.update({ showCards: false }).collapseByDefault, true);
+  });
+
+  test("a new Gateway keeps the id the zero-configuration one had for its URL; a second one on that URL gets its own", async () => {
+    const { store } = await open();
+    const first = store.saveGateway({ label: "Local", color: "#0a84ff", url: "ws://127.0.0.1:18789" }).gateways[0]!;
+    assert.equal(first.id, gatewayIdForUrl("ws://127.0.0.1:18789"), "cards already shown keep their keys (not told again as new)");
+    const second = store.saveGateway({ label: "Again", color: "#ff9f0a", url: "ws://127.0.0.1:18789" }).gateways[1]!;
+    assert.notEqual(second.id, first.id);
+    assert.match(second.id, /^gw-[0-9a-f]{8}$/);
   });
 
   test("Gateway secrets go to the vault only; pages see flags", async () => {

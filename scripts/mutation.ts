@@ -17,7 +17,7 @@ export const MODULES: Module[] = [
   { name: "card", mutate: ["main/core/card.ts"], tests: ["card", "card-rules"] },
   { name: "card-store", mutate: ["main/core/card-store.ts"], tests: ["card-store", "actions", "card-store-events"] },
   { name: "tray-model", mutate: ["main/core/tray-model.ts"], tests: ["tray-model", "tray-model-rules"] },
-  { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy"] },
+  { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy", "notification-policy-rules"] },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
   { name: "glance", mutate: ["main/core/glance.ts"], tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"] },
   { name: "truncate", mutate: ["main/core/truncate.ts"], tests: ["truncate", "truncate-rules"] },

@@ -87,6 +87,13 @@ describe("noteLine: line markers", () => {
     first([["Fix [x] box", "Fix [x] box"]]);
   });
 
+  test("a code span fenced by two backticks loses both on each side", () => {
+    first([
+      ["``a``", "a"],
+      ["Run ``make all`` now", "Run make all now"],
+    ]);
+  });
+
   test("a single tilde is text, not strikethrough", () => {
     first([["about ~5 min left", "about ~5 min left"]]);
   });

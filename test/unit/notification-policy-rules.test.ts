@@ -486,3 +486,43 @@ describe("titles (N5)", () => {
     );
   });
 });
+
+describe("per-session queue: generations, switches and holding at flush time", () => {
+  test("at most two generations of one card wait: of three cleared-and-restarted cards the middle one is dropped", () => {
+    const h = harness();
+    h.policy.observe(card(h, { rev: 1, steps: "ip" }));
+    for (const [rev, note] of [[2, "second"], [3, "third"], [4, "fourth"]] as const) {
+      h.clock.advance(1000);
+      h.policy.observe(cleared(h));
+      h.policy.observe(card(h, { rev, steps: "cc", note }));
+    }
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(told(h), [
+      "newCard: Started · 0/2 · Now: Step 1",
+      "allCompleted: Completed · 2/2 · second",
+      "allCompleted: Completed · 2/2 · fourth",
+    ]);
+  });
+
+  test("notifications switched off while a notice waits: it is never sent, not even when switched back on", () => {
+    const h = harness();
+    h.policy.observe(card(h, { rev: 1, steps: "ipp" }));
+    h.policy.observe(card(h, { rev: 2, steps: "cip" }));
+    h.set({ ...settings(), enabled: false });
+    h.clock.advance(2 * MIN);
+    h.set(settings());
+    h.clock.advance(5 * MIN);
+    assert.equal(h.sent.length, 1);
+  });
+
+  test("away when a waiting notice falls due: it is held and comes back in the away summary", () => {
+    const h = harness();
+    h.policy.observe(card(h, { rev: 1, steps: "ipp" }));
+    h.policy.observe(card(h, { rev: 2, steps: "cip" }));
+    h.policy.away();
+    h.clock.advance(10 * MIN);
+    assert.equal(h.sent.length, 1);
+    h.policy.back();
+    assert.deepEqual(told(h).slice(1), ["summary: While you were away: Step completed · 1/3 · Now: Step 2"]);
+  });
+});

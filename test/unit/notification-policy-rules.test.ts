@@ -526,3 +526,60 @@ describe("per-session queue: generations, switches and holding at flush time", (
     assert.deepEqual(told(h).slice(1), ["summary: While you were away: Step completed · 1/3 · Now: Step 2"]);
   });
 });
+
+describe("stall flags and own actions against what waits", () => {
+  test("a stall flag on a card in a focused window is not told, and drops what waited for that card", () => {
+    const inView = new Set<string>();
+    const h = harness({ isVisibleInFocusedWindow: (r) => inView.has(r.sessionKey) });
+    h.policy.observe(card(h, { rev: 1, steps: "ipp" }));
+    h.policy.observe(card(h, { rev: 2, steps: "cip" }));
+    inView.add("agent:main:a");
+    h.policy.observeActivity(activity(h));
+    inView.delete("agent:main:a");
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(told(h), ["newCard: Started · 0/3 · Now: Step 1"]);
+  });
+
+  test("a stall flag raised in quiet hours is held for the quiet summary", () => {
+    const h = harness({}, NOON, settings({ enabled: true, start: "11:00", end: "13:00" }));
+    h.policy.observeActivity(activity(h, "agent:main:z"));
+    assert.equal(h.sent.length, 0);
+    h.clock.advance(HOUR);
+    assert.deepEqual(told(h), ["summary: During quiet hours: No progress · Polling 6×"]);
+    assert.equal(h.sent[0]!.title, "z");
+  });
+
+  test("an own action drops what waited for that card, and only that card", () => {
+    const h = harness();
+    h.policy.observe(card(h, { rev: 1, steps: "ipp" }));
+    h.policy.observe(card(h, { key: "agent:main:b", rev: 1, steps: "ipp" }));
+    h.policy.observe(card(h, { rev: 2, steps: "cip" }));
+    h.policy.observe(card(h, { key: "agent:main:b", rev: 2, steps: "cip" }));
+    h.policy.noteOwnAction({ gatewayId: "gw1", sessionKey: "agent:main:a", agentId: null });
+    h.clock.advance(5 * MIN);
+    assert.deepEqual(h.sent.map((n) => `${n.card?.sessionKey} ${n.kind}`), ["agent:main:a newCard", "agent:main:b newCard", "agent:main:b stepCompleted"]);
+  });
+
+  test("the default grace for an own action is ten seconds", () => {
+    const h = harness();
+    baseline(h, { rev: 1, steps: "ipp" });
+    h.policy.noteOwnAction({ gatewayId: "gw1", sessionKey: "agent:main:a", agentId: null });
+    h.clock.advance(9_999);
+    h.policy.observe(card(h, { rev: 2, steps: "cip" }));
+    assert.equal(h.sent.length, 0);
+    h.clock.advance(1);
+    h.policy.observe(card(h, { rev: 3, steps: "cci" }));
+    assert.deepEqual(told(h), ["stepCompleted: Step completed · 2/3 · Now: Step 3"]);
+  });
+});
+
+test("an own action also drops what is held for that card while away", () => {
+  const h = harness();
+  h.policy.away();
+  h.policy.observe(card(h, { rev: 1, steps: "ip" }));
+  h.policy.observe(card(h, { key: "agent:main:b", rev: 1, steps: "ip" }));
+  h.policy.noteOwnAction({ gatewayId: "gw1", sessionKey: "agent:main:a", agentId: null });
+  h.clock.advance(10 * MIN);
+  h.policy.back();
+  assert.deepEqual(h.sent.map((n) => `${n.card?.sessionKey} ${n.body}`), ["agent:main:b While you were away: Started · 0/2 · Now: Step 1"]);
+});

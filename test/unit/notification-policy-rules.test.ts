@@ -583,3 +583,37 @@ test("an own action also drops what is held for that card while away", () => {
   h.policy.back();
   assert.deepEqual(h.sent.map((n) => `${n.card?.sessionKey} ${n.body}`), ["agent:main:b While you were away: Started · 0/2 · Now: Step 1"]);
 });
+
+describe("summary and cardless text", () => {
+  test("an away summary of several cards counts cards in its first group only", () => {
+    const h = harness();
+    h.policy.away();
+    h.policy.observe(card(h, { rev: 1, steps: "ip" }));
+    h.policy.observe(card(h, { key: "agent:main:b", rev: 1, steps: "ip" }));
+    h.policy.observe(card(h, { key: "agent:main:c", rev: 1, steps: "cc" }));
+    h.clock.advance(10 * MIN);
+    h.policy.back();
+    assert.deepEqual(told(h), ["summary: While you were away: 1 card completed, 2 started"]);
+    assert.equal(h.sent[0]!.card, null);
+  });
+
+  test("held while away: a start whose card was cleared is dropped, the completed restart is told with its title and link", () => {
+    const h = harness();
+    h.policy.away();
+    h.policy.observe(card(h, { rev: 1, steps: "ipp" }));
+    h.policy.observe(cleared(h));
+    h.policy.observe(card(h, { rev: 2, steps: "cc" }));
+    h.clock.advance(10 * MIN);
+    h.policy.back();
+    assert.deepEqual(told(h), ["summary: While you were away: Completed · 2/2"]);
+    assert.equal(h.sent[0]!.title, "Title a");
+    assert.equal(h.sent[0]!.card?.sessionKey, "agent:main:a");
+  });
+
+  test("a failed refresh on an entry whose card could not be read is told without card text", () => {
+    const h = harness();
+    baseline(h, { rev: 1, steps: "ip" });
+    h.policy.observe({ ...card(h, { rev: 1 }), card: null, derived: null, error: { code: "X", message: "boom" }, refresh: failedRefresh(NOON) } as CardEntry);
+    assert.deepEqual(told(h), ["refreshFailed: Refresh failed"]);
+  });
+});

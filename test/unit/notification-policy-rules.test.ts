@@ -617,3 +617,18 @@ describe("summary and cardless text", () => {
     assert.deepEqual(told(h), ["refreshFailed: Refresh failed"]);
   });
 });
+
+test("a reset card (lower revision) counts its steps from zero, not from the card it replaced", () => {
+  const h = harness();
+  h.policy.observe(card(h, { rev: 1, steps: "ipp" }));
+  h.policy.observe(card(h, { rev: 5, steps: "ccp" })); // waits behind the interval
+  h.clock.advance(1000);
+  h.policy.observe(card(h, { rev: 1, steps: "cip" })); // reset: a new card
+  h.policy.observe(card(h, { rev: 2, steps: "cci" }));
+  h.clock.advance(5 * MIN);
+  assert.deepEqual(told(h), [
+    "newCard: Started · 0/3 · Now: Step 1",
+    "stepCompleted: 2 steps completed · 2/3 · Next: Step 3",
+    "stepCompleted: 2 steps completed · 2/3 · Now: Step 3",
+  ]);
+});

@@ -24,7 +24,11 @@ export const MODULES: Module[] = [
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
   { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },
   { name: "settings (normalisation)", mutate: ["main/core/settings.ts#scope"], tests: ["settings", "settings-normalisation"] },
-  { name: "contract (validateArgs)", mutate: ["preload/contract.ts#scope"], tests: ["settings", "preload-bridge", "contract-validate-args", "contract-settings-only-callers"] },
+  {
+    name: "contract (validateArgs)",
+    mutate: ["preload/contract.ts#scope"],
+    tests: ["settings", "preload-bridge", "contract-validate-args", "contract-settings-only-callers"],
+  },
 ];
 
 const root = join(import.meta.dirname, "..");

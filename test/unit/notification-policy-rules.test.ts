@@ -65,7 +65,16 @@ function harness(opts: Partial<PolicyOptions> = {}, start = NOON, s = settings()
   return { clock, policy, sent, set: (x) => (current = x) };
 }
 
-type Spec = { key?: string; rev: number; steps?: string; note?: string | null; at?: number; paused?: boolean; outcome?: RunOutcome | null; refresh?: RefreshState | null };
+type Spec = {
+  key?: string;
+  rev: number;
+  steps?: string;
+  note?: string | null;
+  at?: number;
+  paused?: boolean;
+  outcome?: RunOutcome | null;
+  refresh?: RefreshState | null;
+};
 const STATUS: Record<string, StepStatus> = { c: "completed", i: "in_progress", p: "pending" };
 
 function card(h: Harness, s: Spec): CardEntry {
@@ -557,7 +566,10 @@ describe("stall flags and own actions against what waits", () => {
     h.policy.observe(card(h, { key: "agent:main:b", rev: 2, steps: "cip" }));
     h.policy.noteOwnAction({ gatewayId: "gw1", sessionKey: "agent:main:a", agentId: null });
     h.clock.advance(5 * MIN);
-    assert.deepEqual(h.sent.map((n) => `${n.card?.sessionKey} ${n.kind}`), ["agent:main:a newCard", "agent:main:b newCard", "agent:main:b stepCompleted"]);
+    assert.deepEqual(
+      h.sent.map((n) => `${n.card?.sessionKey} ${n.kind}`),
+      ["agent:main:a newCard", "agent:main:b newCard", "agent:main:b stepCompleted"],
+    );
   });
 
   test("the default grace for an own action is ten seconds", () => {
@@ -613,7 +625,8 @@ describe("summary and cardless text", () => {
   test("a failed refresh on an entry whose card could not be read is told without card text", () => {
     const h = harness();
     baseline(h, { rev: 1, steps: "ip" });
-    h.policy.observe({ ...card(h, { rev: 1 }), card: null, derived: null, error: { code: "X", message: "boom" }, refresh: failedRefresh(NOON) } as CardEntry);
+    const unreadable = { ...card(h, { rev: 1 }), card: null, derived: null, error: { code: "X", message: "boom" }, refresh: failedRefresh(NOON) };
+    h.policy.observe(unreadable as CardEntry);
     assert.deepEqual(told(h), ["refreshFailed: Refresh failed"]);
   });
 });

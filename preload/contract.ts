@@ -119,6 +119,7 @@ export class ForbiddenError extends Error {
   readonly code = "FORBIDDEN";
 }
 
+// mutation-scope:start (scripts/mutation.ts mutates only the checks between these markers)
 // ——— who may ask: the verbs that reach beyond the app are the Settings page's alone ———
 // Turning on launch-at-login, taking a system-wide key, or pointing the app at another
 // Gateway (with its credentials) outlives the page that asked: a popover or dashboard that
@@ -216,3 +217,4 @@ export function validateArgs(method: string, args: unknown): unknown[] {
       return args[1] === undefined ? [args[0]] : [args[0], cardRef(args[1])];
   }
 }
+// mutation-scope:end

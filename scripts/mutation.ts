@@ -10,23 +10,59 @@ import { join } from "node:path";
 
 type Module = { name: string; mutate: string[]; tests: string[] };
 
-// Line ranges keep the runs on the pure parts: settings' normalisation (not its store and file
-// backend) and the contract's argument checks (not its types and channel names).
+// A `file#scope` entry mutates only the lines between `// mutation-scope:start` and `// mutation-scope:end`
+// in that file (found at run time, so edits above them do not shift the range): settings' normalisation
+// (not its store and file backend) and the contract's caller and argument checks (not its types and channel names).
 export const MODULES: Module[] = [
   { name: "card", mutate: ["main/core/card.ts"], tests: ["card", "card-rules"] },
   { name: "card-store", mutate: ["main/core/card-store.ts"], tests: ["card-store", "actions", "card-store-events"] },
   { name: "tray-model", mutate: ["main/core/tray-model.ts"], tests: ["tray-model", "tray-model-rules"] },
-  { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy"] },
+  { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy", "notification-policy-rules"] },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
-  { name: "glance", mutate: ["main/core/glance.ts"], tests: ["glance-note-line", "notification-policy", "tray-model"] },
+  { name: "glance", mutate: ["main/core/glance.ts"], tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"] },
   { name: "truncate", mutate: ["main/core/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
   { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },
-  { name: "settings (normalisation)", mutate: ["main/core/settings.ts:17-100"], tests: ["settings", "settings-normalisation"] },
-  { name: "contract (validateArgs)", mutate: ["preload/contract.ts:103-177"], tests: ["settings", "preload-bridge", "contract-validate-args"] },
+  { name: "settings (normalisation)", mutate: ["main/core/settings.ts#scope"], tests: ["settings", "settings-normalisation"] },
+  {
+    name: "contract (validateArgs)",
+    mutate: ["preload/contract.ts#scope"],
+    tests: ["settings", "preload-bridge", "contract-validate-args", "contract-settings-only-callers"],
+  },
 ];
 
 const root = join(import.meta.dirname, "..");
+
+const SCOPE_START = "// mutation-scope:start";
+const SCOPE_END = "// mutation-scope:end";
+
+/**
+ * Stryker `mutate` entries for one MODULES entry: `file#scope` becomes `file:a-b` for each
+ * start/end marker pair in the file (the lines strictly between them); other entries pass unchanged.
+ * Throws when the markers are missing or unpaired, so a lost marker cannot silently widen or empty the run.
+ */
+export function mutateRanges(entry: string, source = (f: string) => readFileSync(join(root, f), "utf8")): string[] {
+  if (!entry.endsWith("#scope")) return [entry];
+  const file = entry.slice(0, -"#scope".length);
+  const lines = source(file).split("\n");
+  const ranges: string[] = [];
+  let start: number | null = null;
+  lines.forEach((line, i) => {
+    const t = line.trim();
+    if (t.startsWith(SCOPE_START)) {
+      if (start !== null) throw new Error(`${file}:${i + 1}: ${SCOPE_START} inside an open scope`);
+      start = i + 1; // 1-based line of the marker
+    } else if (t.startsWith(SCOPE_END)) {
+      if (start === null) throw new Error(`${file}:${i + 1}: ${SCOPE_END} without ${SCOPE_START}`);
+      if (i + 1 - start < 2) throw new Error(`${file}:${i + 1}: empty mutation scope`);
+      ranges.push(`${file}:${start + 1}-${i}`);
+      start = null;
+    }
+  });
+  if (start !== null) throw new Error(`${file}:${start}: ${SCOPE_START} without ${SCOPE_END}`);
+  if (ranges.length === 0) throw new Error(`${file}: no ${SCOPE_START} / ${SCOPE_END} markers`);
+  return ranges;
+}
 const slug = (m: Module): string => m.name.split(" ")[0]!;
 const reportFile = (m: Module): string => `reports/mutation/${slug(m)}.json`;
 
@@ -72,8 +108,11 @@ function survivors(report: { files: Record<string, { source: string; mutants: an
 
 function runOne(m: Module): void {
   const cmd = testCommand(m);
-  console.log(`\n== ${m.name}: mutate ${m.mutate.join(", ")}\n   ${cmd}`);
-  const options = { mutate: m.mutate, commandRunner: { command: cmd }, jsonReporter: { fileName: reportFile(m) } };
+  const mutate = m.mutate.flatMap((e) => mutateRanges(e));
+  console.log(`\n== ${m.name}: mutate ${mutate.join(", ")}\n   ${cmd}`);
+  // MUTATION_CONCURRENCY overrides stryker.config.json's test processes (e.g. 1 on a shared machine).
+  const concurrency = process.env.MUTATION_CONCURRENCY ? { concurrency: Number(process.env.MUTATION_CONCURRENCY) } : {};
+  const options = { mutate, ...concurrency, commandRunner: { command: cmd }, jsonReporter: { fileName: reportFile(m) } };
   // A child per module: Stryker keeps process-wide state, and a stuck run stays bounded.
   const child = spawnSync(
     process.execPath,

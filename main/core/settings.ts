@@ -22,6 +22,7 @@ type Document = Omit<Settings, "gateways" | "credentialStorage"> & { gateways: S
 
 export type SettingsBackend = { read(): unknown; write(doc: unknown): Promise<void> };
 
+// mutation-scope:start (scripts/mutation.ts mutates only the normalisation between these markers)
 const MILESTONES: Milestone[] = ["newCard", "stepCompleted", "allCompleted", "pausedOrBlocked", "refreshFailed", "noProgress"];
 const COLORS = ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff"];
 
@@ -106,6 +107,7 @@ export function normalizeSettings(raw: unknown): Document {
     pinned: Array.isArray(r.pinned) ? [...new Set(r.pinned.filter((p: unknown): p is string => typeof p === "string" && p.length < 2048))].slice(0, 200) : [],
   };
 }
+// mutation-scope:end
 
 const SECRET_FIELDS = { token: "token", password: "password", setupCode: "setup-code" } as const;
 type SecretField = keyof typeof SECRET_FIELDS;

@@ -7,39 +7,12 @@ import assert from "node:assert/strict";
 import type { Milestone } from "../../preload/contract.ts";
 import { NotificationPolicy, type Notice, type NotificationSettings, type PolicyOptions } from "../../main/core/notification-policy.ts";
 import type { CardEntry, CardState, RefreshState, RunOutcome, StepStatus } from "../../main/core/types.ts";
+import { FakeClock } from "./fake-clock.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const NOON = 100 * DAY + 12 * HOUR;
-
-/** Fake scheduler: timers run only when the test moves the fake clock. */
-class FakeClock {
-  now: number;
-  private timers: { at: number; fn: () => void; seq: number }[] = [];
-  private seq = 0;
-  constructor(start: number) {
-    this.now = start;
-  }
-  schedule = (fn: () => void, ms: number): (() => void) => {
-    const t = { at: this.now + ms, fn, seq: this.seq++ };
-    this.timers.push(t);
-    return () => {
-      this.timers = this.timers.filter((x) => x !== t);
-    };
-  };
-  advance(ms: number): void {
-    const end = this.now + ms;
-    for (;;) {
-      const due = this.timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((t) => t !== due);
-      this.now = Math.max(this.now, due.at);
-      due.fn();
-    }
-    this.now = end;
-  }
-}
 
 type Quiet = NotificationSettings["quietHours"];
 function settings(quietHours: Quiet = { enabled: false, start: "22:00", end: "08:00" }, off: Milestone[] = []): NotificationSettings {

@@ -13,43 +13,13 @@ import {
 import { noteLine } from "../../main/core/glance.ts";
 import type { SessionActivity, StallFlag } from "../../main/core/activity.ts";
 import type { CardEntry, CardState, Freshness, RefreshState, RunOutcome, StepStatus } from "../../main/core/types.ts";
+import { FakeClock } from "./fake-clock.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 /** Day 100 at 12:00 on the fake clock; the fake local time is the clock modulo a day. */
 const NOON = 100 * DAY + 12 * HOUR;
-
-class FakeClock {
-  now: number;
-  private timers: { at: number; fn: () => void; seq: number }[] = [];
-  private seq = 0;
-  constructor(start: number) {
-    this.now = start;
-  }
-  schedule = (fn: () => void, ms: number): (() => void) => {
-    const t = { at: this.now + ms, fn, seq: this.seq++ };
-    this.timers.push(t);
-    return () => {
-      this.timers = this.timers.filter((x) => x !== t);
-    };
-  };
-  /** Moves time forward, running every timer that falls due, in order. */
-  advance(ms: number): void {
-    const end = this.now + ms;
-    for (;;) {
-      const due = this.timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((t) => t !== due);
-      this.now = Math.max(this.now, due.at);
-      due.fn();
-    }
-    this.now = end;
-  }
-  get pending(): number {
-    return this.timers.length;
-  }
-}
 
 function settings(patch: Partial<NotificationSettings> & { off?: Milestone[] } = {}): NotificationSettings {
   const milestones: Record<Milestone, boolean> = {

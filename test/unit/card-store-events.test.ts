@@ -8,21 +8,11 @@ import assert from "node:assert/strict";
 import { CardStore, type CardStoreOptions } from "../../main/core/card-store.ts";
 import type { CardEntry, ConnectionState, DeskChange, RefreshState } from "../../main/core/types.ts";
 import { until } from "../harness/until.ts";
-import { fakeTransport, gatewayError, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
+import { fakeTransport, gatewayError, OFFLINE, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 
 const T = { timeout: 5_000 };
 const A = "agent:main:dashboard:aaaa";
 const B = "agent:main:dashboard:bbbb";
-const OFFLINE: ConnectionState = {
-  state: "offline",
-  reason: "connection lost",
-  nextRetryAt: 0,
-  retryInMs: 1000,
-  attempt: 1,
-  lastConnectedAt: null,
-  restarting: false,
-  advice: "",
-};
 const CONNECTED: ConnectionState = { state: "connected", since: 1, serverVersion: null, scopes: [], limited: false, advice: "" };
 
 type Harness = { t: FakeTransport; store: CardStore; changes: DeskChange[]; cards(key?: string): CardEntry[] };

@@ -4,7 +4,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { AGENT_SCOPE_CAPABILITY, CardStore, MAX_SESSION_KEY_LENGTH, slotKey, type CardStoreOptions } from "../../main/core/card-store.ts";
 import type { ConnectionState, DeskChange, CardEntry } from "../../main/core/types.ts";
-import { DONE, fakeTransport, gatewayError, PENDING, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
+import { DONE, fakeTransport, gatewayError, OFFLINE, PENDING, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 import { until } from "../harness/until.ts";
 import { ManualTimers } from "./manual-timers.ts";
 
@@ -14,16 +14,6 @@ const T = { timeout: 5_000 };
 const A = "agent:main:dashboard:aaaa";
 const B = "agent:main:dashboard:bbbb";
 
-const OFFLINE: ConnectionState = {
-  state: "offline",
-  reason: "connection lost",
-  nextRetryAt: 0,
-  retryInMs: 1000,
-  attempt: 1,
-  lastConnectedAt: null,
-  restarting: false,
-  advice: "",
-};
 
 type Harness = {
   t: FakeTransport;

@@ -3,6 +3,8 @@
 // these unit tests need exactly that. Every request is recorded; a request is either
 // answered by an `auto` handler or left pending until the test answers it.
 
+import type { ConnectionState } from "../../main/core/types.ts";
+
 export type Call = {
   method: string;
   params: Record<string, unknown>;
@@ -113,3 +115,15 @@ export const DONE: WireStep[] = [
   { step: "Install", status: "completed" },
   { step: "Run tests", status: "completed" },
 ];
+
+/** The state a dropped connection reports, for tests that take the store offline. */
+export const OFFLINE: ConnectionState = {
+  state: "offline",
+  reason: "connection lost",
+  nextRetryAt: 0,
+  retryInMs: 1000,
+  attempt: 1,
+  lastConnectedAt: null,
+  restarting: false,
+  advice: "",
+};

@@ -5,6 +5,7 @@
 // gets its hints coalesced per session in the queue, never one read (and one UI change) each.
 import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
 import { errorFacts } from "./connection-state.ts";
+import { TokenBucket } from "./token-bucket.ts";
 import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "./sessions.ts";
 import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "./types.ts";
 
@@ -85,9 +86,8 @@ export class CardStore {
   private readonly waiting: Slot[] = [];
   private listInFlight = false;
   private listAgain = false;
-  /** Token bucket of the read budget; `budgetTimer` wakes the queue when a token is due. */
-  private readTokens: number;
-  private tokensAt: number;
+  /** The read budget; `budgetTimer` wakes the queue when its next read is due. */
+  private readonly readBudget: TokenBucket;
   private budgetTimer: ReturnType<typeof setTimeout> | null = null;
   /** Highest number of reads ever in flight for one session (must stay 1), for tests and bench. */
   maxInFlightPerSession = 0;
@@ -104,8 +104,8 @@ export class CardStore {
 
   constructor(opts: CardStoreOptions) {
     this.opts = opts;
-    this.readTokens = this.readsPerSecond();
-    this.tokensAt = this.monotonicNow();
+    const rate = Math.max(1, opts.maxReadsPerSecond ?? DEFAULT_MAX_READS_PER_SECOND);
+    this.readBudget = new TokenBucket(rate, rate, this.monotonicNow());
   }
 
   private schedule(fn: () => void, ms: number): () => void {
@@ -122,22 +122,11 @@ export class CardStore {
     return (this.opts.monotonicNow ?? performance.now.bind(performance))();
   }
 
-  private readsPerSecond(): number {
-    return Math.max(1, this.opts.maxReadsPerSecond ?? DEFAULT_MAX_READS_PER_SECOND);
-  }
-
   /** Takes one read from the budget, or arms a wake-up for when the next one is due. */
   private takeReadToken(): boolean {
-    const rate = this.readsPerSecond();
-    const t = this.monotonicNow();
-    this.readTokens = Math.min(rate, this.readTokens + ((t - this.tokensAt) * rate) / 1000);
-    this.tokensAt = t;
-    if (this.readTokens >= 1) {
-      this.readTokens -= 1;
-      return true;
-    }
+    if (this.readBudget.take(this.monotonicNow())) return true;
     if (!this.budgetTimer) {
-      const due = Math.ceil(((1 - this.readTokens) * 1000) / rate);
+      const due = this.readBudget.msUntilNext();
       this.budgetTimer = setTimeout(() => {
         this.budgetTimer = null;
         this.drainWaiting();

@@ -22,6 +22,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { Page } from "../../preload/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
+import { TokenBucket } from "../core/token-bucket.ts";
 
 export type HostLimits = {
   /** Open TCP connections per listener, HTTP and WebSocket together; more are dropped on accept. */
@@ -291,19 +292,14 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     };
     const off = opts.service.subscribe((event) => send({ event }));
     ws.on("close", off);
-    let tokens = limits.messageBurst;
-    let lastRefill = performance.now();
+    const messageBudget = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, performance.now());
     let inFlight = 0;
     ws.on("message", (data, isBinary) => {
       if (ws.readyState !== ws.OPEN) return;
-      const now = performance.now();
-      tokens = Math.min(limits.messageBurst, tokens + ((now - lastRefill) * limits.messagesPerSecond) / 1000);
-      lastRefill = now;
-      if (tokens < 1) {
+      if (!messageBudget.take(performance.now())) {
         ws.close(1008, "too many messages");
         return;
       }
-      tokens -= 1;
       void answer(data, isBinary);
     });
 

@@ -16,7 +16,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Browser, Page } from "playwright-core";
 import { ACTIVITY_DEFAULTS } from "../main/core/activity.ts";
-import type { DeskChange } from "../main/core/types.ts";
+import type { DeskChange } from "../common/model.ts";
 import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
 import { openPage, removeHome, startTestHost, type TestHost } from "../test/e2e/support.ts";
 import { connectBareClient, p, type BareClient, type EventFrame } from "../test/harness/bare-client.ts";

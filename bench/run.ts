@@ -15,7 +15,7 @@ import { GatewayClient } from "@openclaw/gateway-client";
 import { ProgressDesk } from "../main/core/desk.ts";
 import type { ClientFactory } from "../main/core/connection.ts";
 import { gatewayIdForUrl } from "../main/core/discovery.ts";
-import type { DeskChange } from "../main/core/types.ts";
+import type { DeskChange } from "../common/model.ts";
 import { CredentialVault, memoryStorage } from "../main/core/vault.ts";
 import { connectBareClient, p, type BareClient } from "../test/harness/bare-client.ts";
 import { OPENCLAW_VERSION } from "../test/harness/install-openclaw.ts";

@@ -1,9 +1,9 @@
 // The Electron preload's API, built from an ipcRenderer-like object so it can be tested
 // without Electron. It exposes exactly the contract's verbs — one IPC channel each — and
 // the two events; a page never gets ipcRenderer or a generic send.
-import { channelFor, EVENT_CHANNEL, type DeskApi, type DeskEvent, type DeskMethod } from "./contract.ts";
-import type { DeskChange } from "../main/core/types.ts";
-import type { Settings } from "./contract.ts";
+import { channelFor, EVENT_CHANNEL, type DeskApi, type DeskEvent, type DeskMethod } from "../common/contract.ts";
+import type { DeskChange } from "../common/model.ts";
+import type { Settings } from "../common/contract.ts";
 
 export type IpcRendererLike = {
   invoke(channel: string, ...args: unknown[]): Promise<unknown>;

@@ -8,7 +8,7 @@ export default defineConfig({
   logLevel: "warn",
   build: {
     outDir: fileURLToPath(new URL("../dist/preload", import.meta.url)),
-    // tsc also writes the contract here (dist/preload/contract.js): keep it.
+    // The shared contract is bundled in; nothing else of tsc's output lives here, but keep the folder as tsc left it.
     emptyOutDir: false,
     target: "es2022",
     minify: false,

@@ -19,14 +19,14 @@ export const MODULES: Module[] = [
   { name: "tray-model", mutate: ["main/core/tray-model.ts"], tests: ["tray-model", "tray-model-rules"] },
   { name: "notification-policy", mutate: ["main/core/notification-policy.ts"], tests: ["notification-policy", "notification-policy-rules"] },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
-  { name: "glance", mutate: ["main/core/glance.ts"], tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"] },
-  { name: "truncate", mutate: ["main/core/truncate.ts"], tests: ["truncate", "truncate-rules"] },
+  { name: "glance", mutate: ["common/glance.ts"], tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"] },
+  { name: "truncate", mutate: ["common/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
   { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },
   { name: "settings (normalisation)", mutate: ["main/core/settings.ts#scope"], tests: ["settings", "settings-normalisation"] },
   {
     name: "contract (validateArgs)",
-    mutate: ["preload/contract.ts#scope"],
+    mutate: ["common/contract.ts#scope"],
     tests: ["settings", "preload-bridge", "contract-validate-args", "contract-settings-only-callers"],
   },
 ];

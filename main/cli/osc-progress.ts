@@ -1,7 +1,7 @@
 // The terminal progress indicator (OSC 9;4, as in Windows Terminal, ConEmu, Ghostty,
 // WezTerm and iTerm2): a taskbar/tab progress bar for the focused card. The value comes
 // only from the card's own counts (R4: nothing invented).
-import type { CardEntry } from "../core/types.ts";
+import type { CardEntry } from "../../common/model.ts";
 
 export function terminalSupportsProgress(env: NodeJS.ProcessEnv): boolean {
   if (env.PROGRESS_DESK_OSC_PROGRESS === "0") return false;

@@ -1,10 +1,9 @@
 // What `progress-desk watch` prints, as pure functions of the core's state: the
 // `--json` lines (a stable format scripts depend on), plain lines, and the TTY block.
-import type { SessionActivity } from "../core/activity.ts";
-import { noteLine, visibleCards } from "../core/glance.ts";
-import { shortKeyTitle } from "../core/sessions.ts";
-import { truncate } from "../core/truncate.ts";
-import type { CardEntry, ConnectionState, DeskSnapshot } from "../core/types.ts";
+import { noteLine, visibleCards } from "../../common/glance.ts";
+import { shortKeyTitle } from "../../common/sessions.ts";
+import { truncate } from "../../common/truncate.ts";
+import type { CardEntry, ConnectionState, DeskSnapshot, SessionActivity } from "../../common/model.ts";
 
 export type CardLine = {
   type: "card";

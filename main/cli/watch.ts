@@ -2,12 +2,13 @@
 import { join } from "node:path";
 import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
 import { discoverGateway } from "../core/discovery.ts";
-import type { ConnectionState, DeskChange } from "../core/types.ts";
+import type { ConnectionState, DeskChange } from "../../common/model.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
 import { vaultNotice } from "./vault-notice.ts";
 import { appVersion } from "../core/version.ts";
 import { CLEAR_PROGRESS, progressSequence, terminalSupportsProgress } from "./osc-progress.ts";
 import { activityLine, activitySignature, cardLine, cardSignature, connectionLine, focusedCard, plainCardLine, plainConnectionLine, statusBlock } from "./watch-format.ts";
+import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
 
 export type WatchOptions = {
   json: boolean;
@@ -99,7 +100,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   desk.subscribe((change: DeskChange) => {
     if (change.type === "connection") onConnection(change.gatewayId, change.connection);
     else if (change.type === "card") {
-      const id = `${change.gatewayId}\u0000${change.entry.sessionKey}\u0000${change.entry.agentId ?? ""}`;
+      const id = cardKeyOf(change.entry);
       const sig = cardSignature(change.entry);
       const before = signatures.get(id);
       // The first sight of a key with no card is not a change; anything after is.
@@ -111,7 +112,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
       }
     }
     else if (change.type === "activity" && opts.json) {
-      const id = `${change.gatewayId}\u0000${change.activity.sessionKey}`;
+      const id = sessionOnGatewayKey(change.gatewayId, change.activity.sessionKey);
       const sig = activitySignature(change.activity);
       if (sig !== activitySignatures.get(id)) {
         activitySignatures.set(id, sig);

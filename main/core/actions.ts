@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { parseCard } from "./card.ts";
 import type { CardStore } from "./card-store.ts";
 import { errorFacts } from "./connection-state.ts";
-import type { CardEntry, ProgressCard, RefreshState } from "./types.ts";
+import type { CardEntry, DismissResult, ProgressCard, RefreshState } from "../../common/model.ts";
 
 export const CONFIRM_CLEAR_QUESTION = "Clear this saved progress for everyone?";
 export const DEFAULT_REFRESH_TIMEOUT_MS = 120_000;
@@ -14,16 +14,6 @@ export type ActionTransport = {
   hasMethod(name: string): boolean;
 };
 
-export type DismissResult =
-  | { outcome: "cleared" }
-  /** Unfinished, paused or note-only: ask first, then call again with confirmed. */
-  | { outcome: "confirm"; question: string }
-  /** The agent wrote a newer revision: it stays and is shown. */
-  | { outcome: "newer"; card: ProgressCard }
-  /** The Gateway kept the card (not all steps completed at the Gateway). */
-  | { outcome: "kept"; card: ProgressCard }
-  | { outcome: "gone" }
-  | { outcome: "error"; code: string; message: string };
 
 export class ActionError extends Error {
   readonly code: string;

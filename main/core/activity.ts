@@ -9,9 +9,9 @@
 // emits ten updates a second costs a few emits a second. No timers of its own: the caller
 // injects `now` and `schedule`, and calls `tick()` while `needsTick()` says so.
 
-import { stripInvisible } from "./strip.ts";
-import { truncate } from "./truncate.ts";
-import type { SessionInfo } from "./types.ts";
+import { stripInvisible } from "../../common/strip.ts";
+import { truncate } from "../../common/truncate.ts";
+import type { ActivityGlyph, ActivityLine, ActivityMode, CommandText, SessionActivity, SessionInfo, StallFlag } from "../../common/model.ts";
 import {
   DEFAULT_STALL_OPTIONS,
   evaluateStall,
@@ -21,58 +21,12 @@ import {
   sameFlag,
   watchRun,
   type RunWatch,
-  type StallFlag,
   type StallOptions,
 } from "./stall-detector.ts";
+import { isOnGateway, sessionOnGatewayKey } from "../../common/keys.ts";
 
-export type { StallFlag, StallOptions } from "./stall-detector.ts";
+export type { StallOptions } from "./stall-detector.ts";
 
-export type ActivityGlyph =
-  | "read"
-  | "write"
-  | "edit"
-  | "shell"
-  | "list"
-  | "search"
-  | "web"
-  | "plan"
-  | "card"
-  | "agent"
-  | "message"
-  | "tool";
-
-/** `off`: no lines; `new`: skip a line whose tool repeats the previous one; `all`: every call. */
-export type ActivityMode = "off" | "new" | "all";
-/** `raw`: a command line shows the command (as the Gateway summarised it); `status`: only `Shell`. */
-export type CommandText = "raw" | "status";
-
-export type ActivityLine = {
-  glyph: ActivityGlyph;
-  /** `Read · docs/guide.md`, at most `lineBudget` characters. */
-  label: string;
-  /** The tool's name as the Gateway sent it (`read`, `exec`, …). */
-  tool: string;
-  /** When this client saw the call start (local clock, ms). */
-  at: number;
-  status: "running" | "done" | "failed";
-};
-
-/** One session's activity, as put on the wire. */
-export type SessionActivity = {
-  gatewayId: string;
-  sessionKey: string;
-  /** A run is in progress. */
-  live: boolean;
-  /** The newest live run, null when none. */
-  runId: string | null;
-  /** The live run's latest call (running or just finished); null when no run is live or mode is `off`. */
-  current: ActivityLine | null;
-  /** The last lines, oldest first; kept after the run ends (see `retainAfterEndMs`). */
-  lines: ActivityLine[];
-  stall: StallFlag | null;
-  /** When something shown here last changed (local clock, ms). */
-  updatedAt: number;
-};
 
 export type ActivityOptions = {
   now: () => number;
@@ -417,7 +371,7 @@ export class ActivityTracker {
       this.drop(k, s);
     }
     for (const k of [...this.parents.keys()]) {
-      if (k.startsWith(`${gatewayId}\u0000`) && (sessionKey === undefined || k === keyOf(gatewayId, sessionKey))) this.parents.delete(k);
+      if (isOnGateway(k, gatewayId) && (sessionKey === undefined || k === keyOf(gatewayId, sessionKey))) this.parents.delete(k);
     }
   }
 
@@ -702,9 +656,7 @@ export class ActivityTracker {
   }
 }
 
-function keyOf(gatewayId: string, sessionKey: string): string {
-  return `${gatewayId}\u0000${sessionKey}`;
-}
+const keyOf = sessionOnGatewayKey;
 
 function rememberEnded(s: Session, runId: string): void {
   if (s.endedRuns.includes(runId)) return;

@@ -3,21 +3,8 @@
 // on connect (`sessions.list {hasBoard}` then `board.get` each) and again on
 // `board.changed`; the cards themselves come from the card store like any other.
 import { errorFacts } from "./connection-state.ts";
+import type { BoardPin, BoardsState } from "../../common/model.ts";
 
-export type BoardPin = {
-  /** The session whose board holds the widget. */
-  boardSessionKey: string;
-  widget: string;
-  title: string | null;
-  /** The session whose card the widget shows. */
-  sessionKey: string;
-};
-
-export type BoardsState = {
-  /** null until the first hello; false when the Gateway has no `board.get` (update required). */
-  supported: boolean | null;
-  pins: BoardPin[];
-};
 
 export type BoardTransport = {
   request<T>(method: string, params: unknown): Promise<T>;

@@ -6,8 +6,9 @@
 import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
 import { errorFacts } from "./connection-state.ts";
 import { TokenBucket } from "./token-bucket.ts";
-import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "./sessions.ts";
-import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "./types.ts";
+import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "../../common/sessions.ts";
+import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "../../common/model.ts";
+import { slotKey } from "../../common/keys.ts";
 
 export const AGENT_SCOPE_CAPABILITY = "progress-card-agent-scope-v1";
 
@@ -73,9 +74,7 @@ export const MAX_SESSION_KEY_LENGTH = 1_024;
 /** Sub-agents cannot write cards (gateway-protocol §4.7), so the roster leaves them out. */
 const DEFAULT_ROSTER_PARAMS = { limit: 100, excludeSubagents: true, includeDerivedTitles: true };
 
-export function slotKey(sessionKey: string, agentId: string | null): string {
-  return sessionKey.startsWith("agent:") || !agentId ? sessionKey : `${sessionKey}\u0000${agentId}`;
-}
+export { slotKey };
 
 export class CardStore {
   private readonly opts: CardStoreOptions;

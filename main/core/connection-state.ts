@@ -1,6 +1,6 @@
 // G2: turning what the Gateway (or the socket) said into a connection state that tells
 // the person what to do. Pure: no sockets, no timers.
-import type { ConnectionState } from "./types.ts";
+import type { ConnectionState } from "../../common/model.ts";
 
 export const PROTOCOL_VERSION = 4;
 /** Methods the app cannot work without; checked on every hello (gateway-protocol §2.1). */

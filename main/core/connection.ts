@@ -15,7 +15,7 @@ import {
   type ErrorFacts,
 } from "./connection-state.ts";
 import { publicKeyRawBase64UrlFromPem, signDevicePayload, type DeviceIdentity } from "./identity.ts";
-import type { ConnectionState } from "./types.ts";
+import type { ConnectionState } from "../../common/model.ts";
 import type { CredentialVault } from "./vault.ts";
 
 export type EventFrame = { event: string; payload?: unknown; seq?: number };

@@ -2,7 +2,7 @@
 // against the core and the settings. Electron's IPC and the browser host both forward
 // here, so the two behave the same. The service decides which Gateways the core uses:
 // the ones in Settings, else the zero-configuration local one (G1).
-import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../preload/contract.ts";
+import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../common/contract.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import type { Discovered } from "./discovery.ts";
 import type { SettingsStore } from "./settings.ts";

@@ -1,14 +1,14 @@
 // The core every surface uses: one connection and one card store per configured
 // Gateway (G5), a typed snapshot, and a change stream. No windows, no protocol details
 // leak out: surfaces get cards that are already read, ordered and derived.
-import { dismissCard, refreshCard, type DismissResult } from "./actions.ts";
+import { dismissCard, refreshCard } from "./actions.ts";
 import { ActivityTracker, type ActivityOptions } from "./activity.ts";
 import { BoardStore } from "./boards.ts";
 import { CardStore } from "./card-store.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
 import type { BackoffPolicy } from "./backoff.ts";
 import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
-import type { CardEntry, DeskChange, DeskSnapshot, GatewaySnapshot, RefreshState, Unsubscribe } from "./types.ts";
+import type { CardEntry, DeskChange, DeskSnapshot, DismissResult, GatewaySnapshot, RefreshState, Unsubscribe } from "../../common/model.ts";
 import type { CredentialVault } from "./vault.ts";
 
 export type GatewayConfig = GatewayCredentials & {

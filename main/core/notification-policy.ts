@@ -45,13 +45,13 @@
 //   queued one is dropped when the flag clears. Own actions do not silence a new flag (it
 //   is not their answer). Title as above, or the short session key when no card was ever
 //   seen; body = "No progress · " + the flag's text (a label, never tool output).
-import type { CardRef, Milestone, Settings } from "../../preload/contract.ts";
-import type { SessionActivity, StallFlag } from "./activity.ts";
-import { noteLine } from "./glance.ts";
-import { shortKeyTitle } from "./sessions.ts";
-import { stripInvisible } from "./strip.ts";
-import { truncate } from "./truncate.ts";
-import type { CardDerived, CardEntry, ProgressCard, RefreshState, RunOutcome } from "./types.ts";
+import type { CardRef, Milestone, Settings } from "../../common/contract.ts";
+import { noteLine } from "../../common/glance.ts";
+import { shortKeyTitle } from "../../common/sessions.ts";
+import { stripInvisible } from "../../common/strip.ts";
+import { truncate } from "../../common/truncate.ts";
+import type { CardDerived, CardEntry, ProgressCard, RefreshState, RunOutcome, SessionActivity, StallFlag } from "../../common/model.ts";
+import { cardKeyOf } from "../../common/keys.ts";
 
 export type NoticeKind = Milestone | "summary";
 export type Notice = {
@@ -591,9 +591,7 @@ function merge(list: Pending[], p: Pending, cap: number): void {
   }
 }
 
-function cardKey(ref: CardRef): string {
-  return `${ref.gatewayId}\u0000${ref.sessionKey}\u0000${ref.agentId ?? ""}`;
-}
+const cardKey = (ref: CardRef): string => cardKeyOf(ref);
 
 /** Stands in for the card of a stalled session the policy never saw a card for. */
 function stallEntry(ref: CardRef): CardEntry {

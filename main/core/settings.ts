@@ -10,12 +10,13 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { GatewayInput, GatewaySettingsView, Milestone, Settings, SettingsPatch } from "../../preload/contract.ts";
-import { SECRET_NOT_SAVED } from "./credential-storage.ts";
+import type { GatewayInput, GatewaySettingsView, Milestone, Settings, SettingsPatch } from "../../common/contract.ts";
+import { SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
 import { gatewayIdForUrl } from "./discovery.ts";
 import type { GatewayConfig } from "./desk.ts";
-import { gatewayOrigin } from "./gateway-origin.ts";
+import { gatewayOrigin } from "../../common/gateway-origin.ts";
 import type { CredentialVault } from "./vault.ts";
+import { isOnGateway } from "../../common/keys.ts";
 
 export type StoredGateway = { id: string; label: string; color: string; url: string };
 type Document = Omit<Settings, "gateways" | "credentialStorage"> & { gateways: StoredGateway[] };
@@ -203,7 +204,7 @@ export class SettingsStore {
     for (const field of FIELDS) this.deleteSecrets(id, field);
     const gateways = this.doc.gateways.filter((g) => g.id !== id);
     if (gone) this.forgetDeviceTokens(gone.url, gateways);
-    return this.commit(normalizeSettings({ ...this.doc, gateways, pinned: this.doc.pinned.filter((p) => !p.startsWith(`${id}\u0000`)) }));
+    return this.commit(normalizeSettings({ ...this.doc, gateways, pinned: this.doc.pinned.filter((p) => !isOnGateway(p, id)) }));
   }
 
   /** The Gateways to connect to, with their secrets, for the core (never for a page). */

@@ -4,6 +4,8 @@
 // changes the card's own state (R6: elapsed time alone never pauses a card) and never
 // estimates a percentage. Pure: the caller passes the time and decides when to evaluate.
 
+import type { StallFlag } from "../../common/model.ts";
+
 export type StallOptions = {
   /** Report stalls at all. */
   enabled: boolean;
@@ -27,20 +29,6 @@ export const DEFAULT_STALL_OPTIONS: StallOptions = {
   idleChildMs: 10 * 60_000,
 };
 
-export type StallFlag =
-  | {
-      kind: "polling";
-      /** How many identical calls in a row so far. */
-      count: number;
-      /** The repeated call's line, e.g. `Shell · print text`. */
-      label: string;
-      tool: string;
-      /** When the first of the identical calls started (ms). */
-      since: number;
-      text: string;
-    }
-  | { kind: "silent"; sinceMs: number; lastEventAt: number; text: string }
-  | { kind: "idle-child"; sinceMs: number; parentKey: string | null; text: string };
 
 /** What the detector remembers about one live run. */
 export type RunWatch = {

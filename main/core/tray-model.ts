@@ -12,11 +12,12 @@
 //   so a paused card the person chose to leave does not keep the icon red all day.
 // Only what asks for action is counted in the badge. A passing disconnect shows only
 // after it has lasted `disconnectDebounceMs`; pairing and auth failures show at once.
-import type { CardRef } from "../../preload/contract.ts";
-import { KEYCHAIN_UNAVAILABLE } from "./credential-storage.ts";
-import { cardKeyOf, noteLine, visibleCards } from "./glance.ts";
-import { truncate } from "./truncate.ts";
-import type { CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "./types.ts";
+import type { CardRef } from "../../common/contract.ts";
+import { KEYCHAIN_UNAVAILABLE } from "../../common/credential-storage.ts";
+import { noteLine, visibleCards } from "../../common/glance.ts";
+import { truncate } from "../../common/truncate.ts";
+import type { CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
+import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
 
 export type TrayIconState = "idle" | "working" | "ready" | "attention" | "disconnected";
 export type TrayRowState = "active" | "paused" | "complete" | "note" | "failed" | "error";
@@ -132,13 +133,13 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
   const gateways = snapshot.gateways;
   const many = gateways.length > 1;
   const labelOf = new Map(gateways.map((g) => [g.id, g.label]));
-  const running = new Set(gateways.flatMap((g) => g.sessions.filter((s) => s.hasActiveRun).map((s) => `${g.id}\u0000${s.key}`)));
+  const running = new Set(gateways.flatMap((g) => g.sessions.filter((s) => s.hasActiveRun).map((s) => sessionOnGatewayKey(g.id, s.key))));
 
   const cards = visibleCards(snapshot).map((e) => {
     const state = rowState(e);
     const unseen = inputs.seenRevision(e) !== e.card!.revision;
     const flagged = inputs.flag(e) !== null;
-    const working = state === "active" || (state === "note" && running.has(`${e.gatewayId}\u0000${e.sessionKey}`));
+    const working = state === "active" || (state === "note" && running.has(sessionOnGatewayKey(e.gatewayId, e.sessionKey)));
     return { e, state, working, asks: flagged || (unseen && ASKING.has(state)), ready: unseen && state === "complete" };
   });
 
@@ -146,9 +147,9 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
   const needPerson = gateways.filter((g) => NEEDS_PERSON.has(g.connection.state));
   // Live runs (agent events): a stalled one asks for a look; one without a card still works.
   const live = gateways.flatMap((g) => (g.activity ?? []).filter((a) => a.live));
-  const withCard = new Set(cards.map((c) => `${c.e.gatewayId}\u0000${c.e.sessionKey}`));
+  const withCard = new Set(cards.map((c) => sessionOnGatewayKey(c.e.gatewayId, c.e.sessionKey)));
   const stalled = live.filter((a) => a.stall !== null);
-  const cardless = live.filter((a) => !withCard.has(`${a.gatewayId}\u0000${a.sessionKey}`));
+  const cardless = live.filter((a) => !withCard.has(sessionOnGatewayKey(a.gatewayId, a.sessionKey)));
   const asking = cards.filter((c) => c.asks);
   const ready = cards.filter((c) => c.ready);
   const working = cards.filter((c) => c.working);

@@ -10,7 +10,7 @@
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir, platform } from "node:os";
 import { dirname, join } from "node:path";
-import type { CredentialStorage } from "./credential-storage.ts";
+import type { CredentialStorage } from "../../common/credential-storage.ts";
 import { createDeviceIdentity, parseDeviceIdentity, type DeviceIdentity } from "./identity.ts";
 
 export type { CredentialStorage };

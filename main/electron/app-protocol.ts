@@ -2,7 +2,7 @@
 // security checklist 18): one origin to check senders and navigations against, and the
 // strict CSP as a real response header. Pure except for reading the file it resolves.
 import { readFile } from "node:fs/promises";
-import type { CardRef, Page } from "../../preload/contract.ts";
+import type { CardRef, Page } from "../../common/contract.ts";
 import { pageContentSecurityPolicy, pageHeaders, resolvePageFile } from "../core/page-files.ts";
 
 export const APP_SCHEME = "app";

@@ -3,7 +3,7 @@
 import { app, BrowserWindow, globalShortcut, ipcMain, Menu, nativeTheme, Notification, powerMonitor, protocol, safeStorage, screen, session, shell, Tray } from "electron";
 import Store from "electron-store";
 import { join } from "node:path";
-import { isSafeExternalUrl } from "../../preload/contract.ts";
+import { isSafeExternalUrl } from "../../common/contract.ts";
 import { appVersion, packageRoot } from "../core/version.ts";
 import { APP_SCHEME, appResponse } from "./app-protocol.ts";
 import { startShell, type Shell } from "./shell.ts";

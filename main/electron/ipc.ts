@@ -5,7 +5,7 @@
 // never from anything the page sends: some verbs are the Settings page's alone.
 // Events go only to our windows.
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from "electron";
-import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type Page } from "../../preload/contract.ts";
+import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { isAppUrl } from "./app-protocol.ts";
 

@@ -2,7 +2,7 @@
 // card in the popover; when the OS refuses (unsigned builds can: the `failed` event) or
 // has no notifications at all, the milestone goes to the tray's attention state instead.
 import type { Notification, NotificationConstructorOptions } from "electron";
-import type { CardRef } from "../../preload/contract.ts";
+import type { CardRef } from "../../common/contract.ts";
 import type { Notice } from "../core/notification-policy.ts";
 
 export type NotificationLike = Pick<Notification, "on" | "show" | "close">;

@@ -2,7 +2,7 @@
 // hides it (quitting closes for real) and a hidden one is destroyed after ten minutes;
 // the dashboard's frame is saved as it moves and restored onto a display that exists.
 import type { BrowserWindow } from "electron";
-import type { Page } from "../../preload/contract.ts";
+import type { Page } from "../../common/contract.ts";
 import { pageUrl } from "./app-protocol.ts";
 import type { Schedule } from "./popover.ts";
 import { restoreBounds, type Rect, type Size } from "./window-geometry.ts";

@@ -2,7 +2,7 @@
 // start), placed on the display that holds the icon, hidden on blur, destroyed after ten
 // minutes hidden so an idle menu-bar app keeps no renderer alive.
 import type { BrowserWindow, Screen } from "electron";
-import type { CardRef } from "../../preload/contract.ts";
+import type { CardRef } from "../../common/contract.ts";
 import { pageUrl } from "./app-protocol.ts";
 import { popoverPosition, type Rect } from "./window-geometry.ts";
 

@@ -4,15 +4,15 @@
 // `electron` import at run time: app.ts passes the real modules, tests pass a fake.
 import type { BrowserWindowConstructorOptions, GlobalShortcut, IpcMain, NativeTheme, NotificationConstructorOptions, PowerMonitor, Screen, WebContents } from "electron";
 import { join } from "node:path";
-import type { CardRef, Page, Settings } from "../../preload/contract.ts";
+import type { CardRef, Page, Settings } from "../../common/contract.ts";
 import { createDeskService, type DeskService } from "../core/desk-service.ts";
 import { ProgressDesk } from "../core/desk.ts";
 import { discoverGateway } from "../core/discovery.ts";
-import { cardKeyOf, pinKeyOf, visibleCards } from "../core/glance.ts";
+import { visibleCards } from "../../common/glance.ts";
 import { NotificationPolicy, type PolicyOptions } from "../core/notification-policy.ts";
 import { SettingsStore } from "../core/settings.ts";
 import { TrayTracker } from "../core/tray-model.ts";
-import type { CardEntry, DeskChange } from "../core/types.ts";
+import type { CardEntry, DeskChange } from "../../common/model.ts";
 import { CredentialVault } from "../core/vault.ts";
 import { broadcast, registerIpc } from "./ipc.ts";
 import { Notifier, type NotificationLike } from "./notifier.ts";
@@ -23,6 +23,7 @@ import { storeSettingsBackend, storeWindowFrames, type KeyValueStore } from "./s
 import { trayIconPath, trayIconVariant } from "./tray-icons.ts";
 import { TrayController, type TrayDeps } from "./tray.ts";
 import { lockNavigation, secureWebPreferences } from "./window-security.ts";
+import { cardKeyOf, pinKeyOf } from "../../common/keys.ts";
 
 /** A window as the shell uses it: what the popover and page controllers need, plus its contents. */
 export type ShellWindow = PopoverWindow & PageWindow & { webContents: Pick<WebContents, "send" | "isDestroyed" | "on" | "setWindowOpenHandler"> };

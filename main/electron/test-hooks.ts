@@ -1,7 +1,7 @@
 // Hooks for the Playwright `_electron` suite, which cannot click a native tray icon or
 // read its title. Installed only when PROGRESS_DESK_TEST_HOOKS=1 in an unpackaged run;
 // a packaged app never has them.
-import type { SettingsPatch } from "../../preload/contract.ts";
+import type { SettingsPatch } from "../../common/contract.ts";
 import type { Shell } from "./shell.ts";
 
 export type TestHooks = {

@@ -3,7 +3,7 @@
 // tooltip and menu are set only when they change: each call costs, and on some Linux
 // panels a redundant setImage flickers.
 import type { Menu, MenuItemConstructorOptions, Tray } from "electron";
-import type { CardRef } from "../../preload/contract.ts";
+import type { CardRef } from "../../common/contract.ts";
 import type { TrayIconState, TrayModel } from "../core/tray-model.ts";
 import type { Rect } from "./window-geometry.ts";
 

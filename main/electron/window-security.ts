@@ -3,7 +3,7 @@
 // permissions, no network but the app's own scheme; links go to the system browser only
 // when they are http, https or mailto.
 import type { BrowserWindowConstructorOptions, Session, WebContents } from "electron";
-import { isSafeExternalUrl } from "../../preload/contract.ts";
+import { isSafeExternalUrl } from "../../common/contract.ts";
 import { APP_SCHEME } from "./app-protocol.ts";
 
 export function secureWebPreferences(preload: string): NonNullable<BrowserWindowConstructorOptions["webPreferences"]> {

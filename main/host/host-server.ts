@@ -19,7 +19,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import { pipeline } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { Page } from "../../preload/contract.ts";
+import type { Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
 import { TokenBucket } from "../core/token-bucket.ts";

@@ -1,6 +1,6 @@
 // The page contract, wherever the page runs: the Electron preload exposes it as
 // `window.progressDesk`; in a browser the host serves it over its loopback WebSocket.
-import type { DeskApi } from "../../preload/contract.ts";
+import type { DeskApi } from "../../common/contract.ts";
 import { connectHostBridge } from "./host-bridge.ts";
 
 declare global {

@@ -1,7 +1,7 @@
 // What a card shows, as plain data: header (R1), checklist (R2, R6), outcome, note
 // fallback (R5), freshness (G3, P4), refresh (A2) and dismiss (A1). Pure, so it is unit
 // tested without a DOM; components only lay it out.
-import type { CardEntry, RunOutcome, Step } from "../../main/core/types.ts";
+import type { CardEntry, RunOutcome, Step } from "../../common/model.ts";
 
 /** A1: the question the Gateway's refusal of a conditional clear makes us ask. */
 export const CONFIRM_CLEAR_QUESTION = "Clear this saved progress for everyone?";

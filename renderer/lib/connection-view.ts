@@ -1,7 +1,7 @@
 // G2: a Gateway's connection state as a banner that says what to do. Pure. Also the one
 // banner that is not about a single Gateway: saved secrets the keychain won't give back.
-import { KEYCHAIN_UNAVAILABLE, KEYCHAIN_UNAVAILABLE_ADVICE, type CredentialStorage } from "../../main/core/credential-storage.ts";
-import type { ConnectionState } from "../../main/core/types.ts";
+import { KEYCHAIN_UNAVAILABLE, KEYCHAIN_UNAVAILABLE_ADVICE, type CredentialStorage } from "../../common/credential-storage.ts";
+import type { ConnectionState } from "../../common/model.ts";
 
 export type BannerTone = "info" | "warn" | "error";
 export type BannerAction = "retry" | "settings";

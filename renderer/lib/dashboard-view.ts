@@ -1,8 +1,8 @@
 // P3: which widgets the dashboard shows, in which state, grouped and filtered. Pure.
-import type { BoardsState } from "../../main/core/boards.ts";
-import { kindOfKey } from "../../main/core/sessions.ts";
-import type { CardEntry, ConnectionState, SessionInfo, SessionKind } from "../../main/core/types.ts";
+import { kindOfKey } from "../../common/sessions.ts";
+import type { BoardsState, CardEntry, ConnectionState, SessionInfo, SessionKind } from "../../common/model.ts";
 import { parsePinKey, pinKey } from "./card-key.ts";
+import { sessionOnGatewayKey } from "../../common/keys.ts";
 
 export type WidgetState = "card" | "empty" | "no_access" | "retry" | "offline" | "update_required" | "error";
 
@@ -164,12 +164,12 @@ export function dashboardGroups(input: DashboardInput): { groups: WidgetGroup[];
     return true;
   });
   const byKey = new Map<string, WidgetGroup>();
-  for (const w of shown) if (!w.parentKey) byKey.set(`${w.gatewayId}\u0000${w.sessionKey}`, { widget: w, children: [] });
+  for (const w of shown) if (!w.parentKey) byKey.set(sessionOnGatewayKey(w.gatewayId, w.sessionKey), { widget: w, children: [] });
   const groups: WidgetGroup[] = [];
   for (const w of shown) {
-    const parent = w.parentKey ? byKey.get(`${w.gatewayId}\u0000${w.parentKey}`) : undefined;
+    const parent = w.parentKey ? byKey.get(sessionOnGatewayKey(w.gatewayId, w.parentKey)) : undefined;
     if (parent) parent.children.push(w);
-    else groups.push(byKey.get(`${w.gatewayId}\u0000${w.sessionKey}`) ?? { widget: w, children: [] });
+    else groups.push(byKey.get(sessionOnGatewayKey(w.gatewayId, w.sessionKey)) ?? { widget: w, children: [] });
   }
   return { groups, hiddenFinished, total: all.length };
 }

@@ -1,9 +1,7 @@
 // The page's copy of the main-process state (P4): one snapshot, then the change stream.
 // Every placement reads it the same way; only the popover uses the expansion memory.
-import type { SessionActivity } from "../../main/core/activity.ts";
-import type { BoardsState } from "../../main/core/boards.ts";
-import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, SessionInfo } from "../../main/core/types.ts";
-import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../preload/contract.ts";
+import type { BoardsState, CardEntry, ConnectionState, DeskChange, DeskSnapshot, SessionActivity, SessionInfo } from "../../common/model.ts";
+import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../common/contract.ts";
 import { cardKey, pinKey } from "./card-key.ts";
 import { ExpansionMemory } from "./expansion.ts";
 

@@ -8,7 +8,7 @@
 // changed, the Gateway was removed, or it came back after its credentials were refused
 // (auth_failed: the next connection may be another account). The page's lifetime is the
 // app's, so a restart forgets everything.
-import type { CardEntry, ConnectionState } from "../../main/core/types.ts";
+import type { CardEntry, ConnectionState } from "../../common/model.ts";
 import { cardKey } from "./card-key.ts";
 
 type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;

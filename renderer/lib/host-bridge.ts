@@ -1,8 +1,8 @@
 // The page contract over the browser host's loopback WebSocket. The socket lives under
 // the same per-launch secret path as the page itself. Pages in a browser are already in
 // the system browser, so links open in a new tab (noopener) and pages switch in place.
-import { isSafeExternalUrl, type CardRef, type DeskApi, type DeskEvent, type DeskMethod, type Page, type Settings } from "../../preload/contract.ts";
-import type { DeskChange } from "../../main/core/types.ts";
+import { isSafeExternalUrl, type CardRef, type DeskApi, type DeskEvent, type DeskMethod, type Page, type Settings } from "../../common/contract.ts";
+import type { DeskChange } from "../../common/model.ts";
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 

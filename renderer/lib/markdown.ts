@@ -31,7 +31,7 @@ import createDOMPurify from "dompurify";
 import type { Config, DOMPurify, UponSanitizeAttributeHookEvent, UponSanitizeElementHookEvent } from "dompurify";
 import { Marked } from "marked";
 import type { Tokens } from "marked";
-import { stripInvisible } from "../../main/core/strip.ts";
+import { stripInvisible } from "../../common/strip.ts";
 import type { NoteProgress, RenderedNote } from "./markdown-types.ts";
 
 export type { NoteProgress, RenderedNote } from "./markdown-types.ts";

@@ -1,8 +1,8 @@
 // What the Gateway editor says before Save when the address moves to another server:
 // saved secrets are bound to the server they were saved for, so they will be forgotten.
 // Pure, and the same origin rule as the core (main/core/gateway-origin.ts).
-import { gatewayOrigin } from "../../main/core/gateway-origin.ts";
-import type { GatewaySettingsView } from "../../preload/contract.ts";
+import { gatewayOrigin } from "../../common/gateway-origin.ts";
+import type { GatewaySettingsView } from "../../common/contract.ts";
 
 export type SecretName = "token" | "password" | "setupCode";
 const WORDS: Record<SecretName, string> = { token: "token", password: "password", setupCode: "setup code" };

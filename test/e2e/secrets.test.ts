@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { KEYCHAIN_UNAVAILABLE, SECRET_NOT_SAVED } from "../../main/core/credential-storage.ts";
+import { KEYCHAIN_UNAVAILABLE, SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
 import { createDeskService } from "../../main/core/desk-service.ts";
 import { ProgressDesk } from "../../main/core/desk.ts";
 import { discoverGateway } from "../../main/core/discovery.ts";

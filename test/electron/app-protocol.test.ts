@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { APP_CSP, APP_ORIGIN, APP_SCHEME, appResponse, isAppUrl, pageUrl } from "../../main/electron/app-protocol.ts";
-import type { CardRef } from "../../preload/contract.ts";
+import type { CardRef } from "../../common/contract.ts";
 
 const EXPECTED_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

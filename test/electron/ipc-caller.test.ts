@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startShell, type Shell } from "../../main/electron/shell.ts";
-import type { Page, Settings } from "../../preload/contract.ts";
+import type { Page, Settings } from "../../common/contract.ts";
 import { fakeElectron, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
 
 let home: string;

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { IpcMain, WebContents } from "electron";
 import { broadcast, isTrustedSender, pageOfSender, registerIpc, UntrustedSenderError, type SenderEvent } from "../../main/electron/ipc.ts";
-import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type DeskMethod } from "../../preload/contract.ts";
+import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type DeskMethod } from "../../common/contract.ts";
 
 type Handler = (event: SenderEvent, ...args: unknown[]) => unknown;
 

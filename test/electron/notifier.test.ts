@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import type { NotificationConstructorOptions } from "electron";
 import type { Notice } from "../../main/core/notification-policy.ts";
 import { Notifier, type NotificationLike } from "../../main/electron/notifier.ts";
-import type { CardRef } from "../../preload/contract.ts";
+import type { CardRef } from "../../common/contract.ts";
 import { fakeEvent, FakeEmitter } from "./fakes-unit.ts";
 
 /** A FAKE Electron Notification. */

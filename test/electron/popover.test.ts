@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import type { Screen } from "electron";
 import { POPOVER_BLUR_GUARD_MS, POPOVER_IDLE_DESTROY_MS, PopoverController, type PopoverDeps, type PopoverWindow } from "../../main/electron/popover.ts";
 import type { Rect } from "../../main/electron/window-geometry.ts";
-import type { CardRef } from "../../preload/contract.ts";
+import type { CardRef } from "../../common/contract.ts";
 import { FakeWindow, ManualScheduler } from "./fakes-unit.ts";
 
 const MAC: Rect = { x: 0, y: 25, width: 1440, height: 875 };

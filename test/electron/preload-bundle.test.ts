@@ -5,11 +5,14 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import vm from "node:vm";
-import { DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskApi } from "../../preload/contract.ts";
+import { DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskApi } from "../../common/contract.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const bundlePath = join(root, "dist", "preload", "preload.cjs");
-const sources = ["preload.ts", "bridge.ts", "contract.ts", "vite.config.ts"].map((f) => join(root, "preload", f));
+const sources = [
+  ...["preload.ts", "bridge.ts", "vite.config.ts"].map((f) => join(root, "preload", f)),
+  ...["contract.ts", "model.ts"].map((f) => join(root, "common", f)),
+];
 
 /** Missing, or older than a source it is built from. */
 function needsBuild(): boolean {

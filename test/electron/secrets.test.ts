@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { KEYCHAIN_UNAVAILABLE, SECRET_NOT_SAVED } from "../../main/core/credential-storage.ts";
-import type { Settings } from "../../preload/contract.ts";
+import { KEYCHAIN_UNAVAILABLE, SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
+import type { Settings } from "../../common/contract.ts";
 import { startShell, type Shell } from "../../main/electron/shell.ts";
 import { helloOk, startFakeGateway, type FakeGateway } from "../faults/fake-gateway.ts";
 import { startTrapGateway } from "../faults/trap-gateway.ts";

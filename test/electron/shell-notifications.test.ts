@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { CardRef } from "../../preload/contract.ts";
-import { pinKeyOf } from "../../main/core/glance.ts";
-import type { CardEntry, DeskChange } from "../../main/core/types.ts";
+import type { CardRef } from "../../common/contract.ts";
+
+import type { CardEntry, DeskChange } from "../../common/model.ts";
 import { startShell, type Shell, type ShellDeps } from "../../main/electron/shell.ts";
 import { connectBareClient, type BareClient, type PlanStep } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
@@ -21,6 +21,7 @@ import { until } from "../harness/until.ts";
 import { plan } from "../gateway/support.ts";
 import { startTcpRelay, type TcpRelay } from "../gateway/tcp-relay.ts";
 import { fakeElectron, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
+import { pinKeyOf } from "../../common/keys.ts";
 
 const AWAY_MS = 6 * 60_000; // more than the 5 minutes of N6
 let gw: TestGateway;

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import type { KeyboardEvent, Menu, MenuItem, MenuItemConstructorOptions } from "electron";
 import type { TrayIconState, TrayModel } from "../../main/core/tray-model.ts";
 import { menuTemplate, TrayController, type TrayActions, type TrayLike } from "../../main/electron/tray.ts";
-import type { CardRef } from "../../preload/contract.ts";
+import type { CardRef } from "../../common/contract.ts";
 import { FakeEmitter } from "./fakes-unit.ts";
 
 const refA: CardRef = { gatewayId: "home", sessionKey: "agent:main:a", agentId: "main" };

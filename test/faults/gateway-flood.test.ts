@@ -11,7 +11,7 @@ import { runInNewContext } from "node:vm";
 import { DEFAULT_MAX_READS_PER_SECOND } from "../../main/core/card-store.ts";
 import { ProgressDesk } from "../../main/core/desk.ts";
 import { gatewayIdForUrl } from "../../main/core/discovery.ts";
-import type { ConnectionState } from "../../main/core/types.ts";
+import type { ConnectionState } from "../../common/model.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { until } from "../harness/until.ts";
 import { card, startFakeGateway, type FakeSocket } from "./fake-gateway.ts";

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import type net from "node:net";
 import { after, before, test } from "node:test";
 import WebSocket from "ws";
-import { DESK_METHODS } from "../../preload/contract.ts";
+import { DESK_METHODS } from "../../common/contract.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";

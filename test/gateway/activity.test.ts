@@ -3,12 +3,13 @@
 // the `item` stream reaches every operator client (docs/agent-events.md).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { ActivityTracker, type ActivityOptions, type SessionActivity } from "../../main/core/activity.ts";
+import { ActivityTracker, type ActivityOptions } from "../../main/core/activity.ts";
 import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { until } from "../harness/until.ts";
+import type { SessionActivity } from "../../common/model.ts";
 
 const GW = "test-gateway";
 let model: ScriptedModel;

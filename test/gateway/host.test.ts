@@ -12,7 +12,7 @@ import WebSocket from "ws";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { createDeskService, type DeskService } from "../../main/core/desk-service.ts";
-import type { Page } from "../../preload/contract.ts";
+import type { Page } from "../../common/contract.ts";
 import { ProgressDesk } from "../../main/core/desk.ts";
 import { discoverGateway } from "../../main/core/discovery.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";

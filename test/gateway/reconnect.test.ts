@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { freePort, startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import type { ConnectionState, DeskChange } from "../../main/core/types.ts";
+import type { ConnectionState, DeskChange } from "../../common/model.ts";
 import { until } from "../harness/until.ts";
 import { closedAfterPause, countedTimers, observedClients, plan, startDesk } from "./support.ts";
 import { startTcpRelay } from "./tcp-relay.ts";

@@ -5,7 +5,7 @@ import type { ClientFactory } from "../../main/core/connection.ts";
 import { ProgressDesk, type DeskOptions } from "../../main/core/desk.ts";
 import type { BackoffPolicy } from "../../main/core/backoff.ts";
 import { gatewayIdForUrl } from "../../main/core/discovery.ts";
-import type { CardEntry, ConnectionState, DeskChange } from "../../main/core/types.ts";
+import type { CardEntry, ConnectionState, DeskChange } from "../../common/model.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 
 export type DeskHarness = {

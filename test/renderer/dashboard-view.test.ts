@@ -1,9 +1,9 @@
 // P3: pinned widgets, their states, the kind filter, finished sessions, sub-agent groups.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { SessionInfo } from "../../main/core/types.ts";
+import type { SessionInfo } from "../../common/model.ts";
 import { pinKey } from "../../renderer/lib/card-key.ts";
-import { kindOfKey } from "../../main/core/sessions.ts";
+import { kindOfKey } from "../../common/sessions.ts";
 import { dashboardGroups, isFinished, widgetFor } from "../../renderer/lib/dashboard-view.ts";
 import { card, connected, entry, GW, offline, steps, T0 } from "./fixtures.ts";
 

@@ -2,7 +2,7 @@
 // (counts, current step, active/paused, outcome) comes from the core's own deriveCard, fed
 // with run facts, so renderer tests check the product's derivation, not a copy of it.
 import { deriveCard } from "../../main/core/card.ts";
-import type { CardEntry, ConnectionState, ProgressCard, RunOutcome, SessionInfo, Step } from "../../main/core/types.ts";
+import type { CardEntry, ConnectionState, ProgressCard, RunOutcome, SessionInfo, Step } from "../../common/model.ts";
 
 export const GW = "home";
 export const KEY = "agent:main:dashboard:3f0c";

@@ -3,7 +3,8 @@
 // run end, coalescing, and the no-progress flags.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ActivityTracker, redactSecrets, type ActivityOptions, type SessionActivity } from "../../main/core/activity.ts";
+import { ActivityTracker, redactSecrets, type ActivityOptions } from "../../main/core/activity.ts";
+import type { SessionActivity } from "../../common/model.ts";
 
 const GW = "127.0.0.1-18789";
 const KEY = "agent:main:dashboard:3f0c";

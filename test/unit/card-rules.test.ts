@@ -4,7 +4,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { isRunActive, MalformedCardError, parseCard, sameDerived } from "../../main/core/card.ts";
-import type { CardDerived } from "../../main/core/types.ts";
+import type { CardDerived } from "../../common/model.ts";
 
 const base = { sessionKey: "agent:main:main", revision: 2, updatedAt: 1_760_000_000_000, markdown: "Building" };
 

@@ -6,7 +6,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { CardStore, type CardStoreOptions } from "../../main/core/card-store.ts";
-import type { CardEntry, ConnectionState, DeskChange, RefreshState } from "../../main/core/types.ts";
+import type { CardEntry, ConnectionState, DeskChange, RefreshState } from "../../common/model.ts";
 import { until } from "../harness/until.ts";
 import { fakeTransport, gatewayError, OFFLINE, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 

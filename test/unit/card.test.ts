@@ -2,7 +2,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { deriveCard, isRunActive, MalformedCardError, MAX_NOTE_BYTES, parseCard, sameDerived } from "../../main/core/card.ts";
-import type { ProgressCard, SessionInfo, Step } from "../../main/core/types.ts";
+import type { ProgressCard, SessionInfo, Step } from "../../common/model.ts";
 
 const KEY = "agent:main:dashboard:3f0c";
 

@@ -10,7 +10,7 @@ import {
   terminalState,
   type ErrorFacts,
 } from "../../main/core/connection-state.ts";
-import type { ConnectionState } from "../../main/core/types.ts";
+import type { ConnectionState } from "../../common/model.ts";
 
 const URL = "ws://gw.example:18789";
 const CTX = { url: URL, deviceId: "0123456789abcdef".repeat(4) };

@@ -8,7 +8,7 @@ import { GatewayConnection, type ClientLike, type ConnectionOptions, type Hello 
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { createDeviceIdentity } from "../../main/core/identity.ts";
 import type { BackoffPolicy } from "../../main/core/backoff.ts";
-import type { ConnectionState } from "../../main/core/types.ts";
+import type { ConnectionState } from "../../common/model.ts";
 import { until as waitUntil } from "../harness/until.ts";
 import { settle } from "./fake-transport.ts";
 import { ManualTimers } from "./manual-timers.ts";

@@ -4,7 +4,7 @@
 // caller. Exact reasons, since they reach logs and the refused page.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { forbiddenReason } from "../../preload/contract.ts";
+import { forbiddenReason } from "../../common/contract.ts";
 
 const gateway = { url: "ws://127.0.0.1:18789", label: "Home", color: "#0a84ff" };
 

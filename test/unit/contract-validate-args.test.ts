@@ -4,7 +4,7 @@
 // TypeError from reading a field of a bad value. Found unpinned by the mutation run.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { ContractError, isSafeExternalUrl, validateArgs } from "../../preload/contract.ts";
+import { ContractError, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
 
 const card = { gatewayId: "g", sessionKey: "agent:main:x", agentId: null };
 const gateway = { url: "ws://127.0.0.1:18789", label: "Home", color: "#0a84ff" };

@@ -1,4 +1,4 @@
-// Who may ask (main/core/desk-service.ts, rule in preload/contract.ts): launch-at-login, the global
+// Who may ask (main/core/desk-service.ts, rule in common/contract.ts): launch-at-login, the global
 // shortcut and Gateway changes are the Settings page's alone; the popover and dashboard are refused
 // with FORBIDDEN and nothing changes. A real core (never started: no connection is made) and a
 // real settings store over a memory backend.
@@ -9,7 +9,7 @@ import { ProgressDesk } from "../../main/core/desk.ts";
 import { discoverGateway } from "../../main/core/discovery.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
-import { ForbiddenError, type Page, type Settings } from "../../preload/contract.ts";
+import { ForbiddenError, type Page, type Settings } from "../../common/contract.ts";
 
 async function setup(): Promise<{ service: DeskService; settings: SettingsStore }> {
   const vault = await CredentialVault.open(memoryStorage());

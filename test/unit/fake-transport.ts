@@ -3,7 +3,7 @@
 // these unit tests need exactly that. Every request is recorded; a request is either
 // answered by an `auto` handler or left pending until the test answers it.
 
-import type { ConnectionState } from "../../main/core/types.ts";
+import type { ConnectionState } from "../../common/model.ts";
 
 export type Call = {
   method: string;

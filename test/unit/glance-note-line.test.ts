@@ -4,9 +4,10 @@
 // which found the rules of glance.ts pinned only by a few combined examples.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { cardKeyOf, noteLine, pinKeyOf, visibleCards } from "../../main/core/glance.ts";
-import type { DeskSnapshot, GatewaySnapshot } from "../../main/core/types.ts";
+import { noteLine, visibleCards } from "../../common/glance.ts";
+import type { DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
 import { card, entry, T0 } from "../renderer/fixtures.ts";
+import { cardKeyOf, pinKeyOf } from "../../common/keys.ts";
 
 const first = (cases: Array<[string, string | null]>): void => {
   for (const [markdown, line] of cases) assert.equal(noteLine(markdown), line, JSON.stringify(markdown));

@@ -4,9 +4,9 @@
 // scenario tests stay in notification-policy.test.ts. Fake clock and scheduler (named as such).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import type { Milestone } from "../../preload/contract.ts";
+import type { Milestone } from "../../common/contract.ts";
 import { NotificationPolicy, type Notice, type NotificationSettings, type PolicyOptions } from "../../main/core/notification-policy.ts";
-import type { CardEntry, CardState, RefreshState, RunOutcome, StepStatus } from "../../main/core/types.ts";
+import type { CardEntry, CardState, RefreshState, RunOutcome, StepStatus } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
 
 const MIN = 60_000;
@@ -354,7 +354,7 @@ describe("holding: quiet hours switched off, away and back", () => {
 });
 
 /** A session's activity with a polling stall flag (or none). */
-function activity(h: Harness, key = "agent:main:a", flagged = true): import("../../main/core/activity.ts").SessionActivity {
+function activity(h: Harness, key = "agent:main:a", flagged = true): import("../../common/model.ts").SessionActivity {
   const stall = flagged ? { kind: "polling" as const, count: 6, label: "Shell", tool: "exec", since: h.clock.now, text: "Polling 6×" } : null;
   return { gatewayId: "gw1", sessionKey: key, live: true, runId: "r1", current: null, lines: [], stall, updatedAt: h.clock.now };
 }

@@ -1,7 +1,7 @@
 // N1–N6: milestones, not noise, driven by a fake clock and a fake scheduler.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import type { CardRef, Milestone } from "../../preload/contract.ts";
+import type { CardRef, Milestone } from "../../common/contract.ts";
 import {
   BODY_BUDGET,
   NotificationPolicy,
@@ -10,9 +10,8 @@ import {
   type NotificationSettings,
   type PolicyOptions,
 } from "../../main/core/notification-policy.ts";
-import { noteLine } from "../../main/core/glance.ts";
-import type { SessionActivity, StallFlag } from "../../main/core/activity.ts";
-import type { CardEntry, CardState, Freshness, RefreshState, RunOutcome, StepStatus } from "../../main/core/types.ts";
+import { noteLine } from "../../common/glance.ts";
+import type { CardEntry, CardState, Freshness, RefreshState, RunOutcome, SessionActivity, StallFlag, StepStatus } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
 
 const MIN = 60_000;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildPreloadApi, type IpcRendererLike } from "../../preload/bridge.ts";
-import { CHANNEL_PREFIX, DESK_METHODS, EVENT_CHANNEL } from "../../preload/contract.ts";
+import { CHANNEL_PREFIX, DESK_METHODS, EVENT_CHANNEL } from "../../common/contract.ts";
 
 // A FAKE ipcRenderer: no Electron binary exists where these tests run.
 function fakeIpc() {

@@ -3,8 +3,8 @@
 // and the device tokens the client keeps under the old URL go with the Gateway.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { gatewayOrigin, originChanged } from "../../main/core/gateway-origin.ts";
-import { SECRET_NOT_SAVED } from "../../main/core/credential-storage.ts";
+import { gatewayOrigin, originChanged } from "../../common/gateway-origin.ts";
+import { SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 

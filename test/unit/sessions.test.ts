@@ -1,8 +1,8 @@
 // gateway-protocol §5: session rows and sessions.changed run fields.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { agentIdOfKey, mergeRunFields, parseSessionRow, sameSession, sessionKind } from "../../main/core/sessions.ts";
-import type { SessionInfo } from "../../main/core/types.ts";
+import { agentIdOfKey, mergeRunFields, parseSessionRow, sameSession, sessionKind } from "../../common/sessions.ts";
+import type { SessionInfo } from "../../common/model.ts";
 
 const KEY = "agent:main:dashboard:3f0c1a2b-1111-2222-3333-444455556666";
 

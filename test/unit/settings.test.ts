@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { defaultSettings, jsonFileBackend, memoryBackend, normalizeSettings, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { gatewayIdForUrl } from "../../main/core/discovery.ts";
-import { isSafeExternalUrl, validateArgs, ContractError, DESK_METHODS } from "../../preload/contract.ts";
+import { isSafeExternalUrl, validateArgs, ContractError, DESK_METHODS } from "../../common/contract.ts";
 
 const open = async (initial: unknown = null) => {
   const vault = await CredentialVault.open(memoryStorage());

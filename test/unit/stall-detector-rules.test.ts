@@ -3,15 +3,8 @@
 // (epoch) clocks, and sameFlag tells flags apart by kind, text and the polled call's label.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import {
-  evaluateStall,
-  noteCall,
-  noteCardChange,
-  sameFlag,
-  watchRun,
-  type StallFlag,
-  type StallOptions,
-} from "../../main/core/stall-detector.ts";
+import { evaluateStall, noteCall, noteCardChange, sameFlag, watchRun, type StallOptions } from "../../main/core/stall-detector.ts";
+import type { StallFlag } from "../../common/model.ts";
 
 const MIN = 60_000;
 const T0 = 1_760_000_000_000; // a real wall-clock time, as the app passes

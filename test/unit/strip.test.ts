@@ -1,7 +1,7 @@
 // C6: every invisible / bidirectional control range the Gateway strips is stripped again.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { stripInvisible } from "../../main/core/strip.ts";
+import { stripInvisible } from "../../common/strip.ts";
 
 function range(from: number, to: number): number[] {
   const out: number[] = [];

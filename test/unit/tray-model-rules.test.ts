@@ -5,8 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { connectionPhrase, DEFAULT_DISCONNECT_DEBOUNCE_MS, titleFor, TrayTracker, trayModel } from "../../main/core/tray-model.ts";
-import type { SessionActivity } from "../../main/core/activity.ts";
-import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot, SessionInfo } from "../../main/core/types.ts";
+import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot, SessionActivity, SessionInfo } from "../../common/model.ts";
 import { card, connected, entry, offline, steps, T0 } from "../renderer/fixtures.ts";
 
 const NOW = T0 + 60_000;

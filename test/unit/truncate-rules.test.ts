@@ -3,7 +3,7 @@
 // room left, and a run of trailing punctuation is dropped whole before the ellipsis.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { isDetailToken, truncate } from "../../main/core/truncate.ts";
+import { isDetailToken, truncate } from "../../common/truncate.ts";
 
 describe("isDetailToken: dotted identifiers", () => {
   test("the whole token must be the identifier, not a piece of it", () => {

@@ -1,7 +1,7 @@
 // P1 / N5: one truncation rule — word boundary, "…", middle ellipsis for paths and URLs.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { isDetailToken, middleEllipsis, truncate } from "../../main/core/truncate.ts";
+import { isDetailToken, middleEllipsis, truncate } from "../../common/truncate.ts";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 function graphemes(text: string): string[] {

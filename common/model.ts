@@ -1,8 +1,6 @@
-// The core's data model: what the Gateway sends (cards, session rows) and what every
+// The shared data model: what the Gateway sends (cards, session rows) and what every
 // surface (Electron, browser host, `watch`) reads (snapshot + change stream).
 import type { CredentialStorage } from "./credential-storage.ts";
-import type { SessionActivity } from "./activity.ts";
-import type { BoardsState } from "./boards.ts";
 
 export type StepStatus = "pending" | "in_progress" | "completed";
 export type Step = { step: string; status: StepStatus };
@@ -147,3 +145,99 @@ export type DeskChange =
   | { type: "gateways"; gateways: { id: string; label: string; url: string; color: string | null }[] };
 
 export type Unsubscribe = () => void;
+
+// ——— live activity (main/core/activity.ts builds it) ———
+
+export type ActivityGlyph =
+  | "read"
+  | "write"
+  | "edit"
+  | "shell"
+  | "list"
+  | "search"
+  | "web"
+  | "plan"
+  | "card"
+  | "agent"
+  | "message"
+  | "tool";
+
+/** `off`: no lines; `new`: skip a line whose tool repeats the previous one; `all`: every call. */
+export type ActivityMode = "off" | "new" | "all";
+/** `raw`: a command line shows the command (as the Gateway summarised it); `status`: only `Shell`. */
+export type CommandText = "raw" | "status";
+
+export type ActivityLine = {
+  glyph: ActivityGlyph;
+  /** `Read · docs/guide.md`, at most `lineBudget` characters. */
+  label: string;
+  /** The tool's name as the Gateway sent it (`read`, `exec`, …). */
+  tool: string;
+  /** When this client saw the call start (local clock, ms). */
+  at: number;
+  status: "running" | "done" | "failed";
+};
+
+/** One session's activity, as put on the wire. */
+export type SessionActivity = {
+  gatewayId: string;
+  sessionKey: string;
+  /** A run is in progress. */
+  live: boolean;
+  /** The newest live run, null when none. */
+  runId: string | null;
+  /** The live run's latest call (running or just finished); null when no run is live or mode is `off`. */
+  current: ActivityLine | null;
+  /** The last lines, oldest first; kept after the run ends (see `retainAfterEndMs`). */
+  lines: ActivityLine[];
+  stall: StallFlag | null;
+  /** When something shown here last changed (local clock, ms). */
+  updatedAt: number;
+};
+
+/** The no-progress detector's observation (main/core/stall-detector.ts). */
+export type StallFlag =
+  | {
+      kind: "polling";
+      /** How many identical calls in a row so far. */
+      count: number;
+      /** The repeated call's line, e.g. `Shell · print text`. */
+      label: string;
+      tool: string;
+      /** When the first of the identical calls started (ms). */
+      since: number;
+      text: string;
+    }
+  | { kind: "silent"; sinceMs: number; lastEventAt: number; text: string }
+  | { kind: "idle-child"; sinceMs: number; parentKey: string | null; text: string };
+
+// ——— boards (P3; main/core/boards.ts reads them) ———
+
+export type BoardPin = {
+  /** The session whose board holds the widget. */
+  boardSessionKey: string;
+  widget: string;
+  title: string | null;
+  /** The session whose card the widget shows. */
+  sessionKey: string;
+};
+
+export type BoardsState = {
+  /** null until the first hello; false when the Gateway has no `board.get` (update required). */
+  supported: boolean | null;
+  pins: BoardPin[];
+};
+
+// ——— actions ———
+
+/** What a dismiss came to (main/core/actions.ts). */
+export type DismissResult =
+  | { outcome: "cleared" }
+  /** Unfinished, paused or note-only: ask first, then call again with confirmed. */
+  | { outcome: "confirm"; question: string }
+  /** The agent wrote a newer revision: it stays and is shown. */
+  | { outcome: "newer"; card: ProgressCard }
+  /** The Gateway kept the card (not all steps completed at the Gateway). */
+  | { outcome: "kept"; card: ProgressCard }
+  | { outcome: "gone" }
+  | { outcome: "error"; code: string; message: string };

@@ -1,7 +1,7 @@
 // What every glance surface (tray, notifications, `watch`) agrees on: which cards are
 // shown, in what order, and the one-line form of a card's note.
 import { stripInvisible } from "./strip.ts";
-import type { CardEntry, DeskSnapshot } from "./types.ts";
+import type { CardEntry, DeskSnapshot } from "./model.ts";
 
 /** Visible cards, most recently updated first (the popover's order, P2). */
 export function visibleCards(snapshot: DeskSnapshot): CardEntry[] {
@@ -63,14 +63,4 @@ function plainLine(line: string): string {
     name.startsWith("#") ? codePoint(Number(name.slice(1))) : (ENTITIES[name.toLowerCase()] ?? m),
   );
   return s.replace(/\s+/g, " ").trim();
-}
-
-/** A card slot across surfaces: one session (and agent, for bare keys) on one Gateway (G4, G5). */
-export function cardKeyOf(ref: { gatewayId: string; sessionKey: string; agentId: string | null }): string {
-  return `${ref.gatewayId}\u0000${ref.sessionKey}\u0000${ref.agentId ?? ""}`;
-}
-
-/** Settings.pinned names a pinned card as `gatewayId\u0000sessionKey` (preload/contract.ts). */
-export function pinKeyOf(ref: { gatewayId: string; sessionKey: string }): string {
-  return `${ref.gatewayId}\u0000${ref.sessionKey}`;
 }

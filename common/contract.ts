@@ -2,10 +2,8 @@
 // preload bridge, the browser host's WebSocket bridge and the renderer. A page asks with
 // one of these verbs and hears the two events; nothing else crosses. Tokens never do:
 // Gateway settings come back with `hasToken`-style flags only.
-import type { ActivityMode } from "../main/core/activity.ts";
-import type { DismissResult } from "../main/core/actions.ts";
-import type { CredentialStorage } from "../main/core/credential-storage.ts";
-import type { DeskChange, DeskSnapshot, RefreshState } from "../main/core/types.ts";
+import type { CredentialStorage } from "./credential-storage.ts";
+import type { ActivityMode, DeskChange, DeskSnapshot, DismissResult, RefreshState } from "./model.ts";
 
 export type { ActivityMode, CredentialStorage, DismissResult };
 

@@ -1,5 +1,5 @@
 // Session rows from `sessions.list` / `sessions.subscribe` / `sessions.changed` (gateway-protocol §5).
-import type { RunStatus, SessionInfo, SessionKind } from "./types.ts";
+import type { RunStatus, SessionInfo, SessionKind } from "./model.ts";
 import { stripInvisible } from "./strip.ts";
 
 const STATUSES: ReadonlySet<string> = new Set<RunStatus>(["queued", "running", "done", "failed", "killed", "timeout"]);

@@ -127,7 +127,27 @@ export function focusedCard(snapshot: DeskSnapshot): CardEntry | null {
   return cards.find((e) => e.derived!.state === "active") ?? cards[0] ?? null;
 }
 
-/** The TTY status block: connection first, then one or two lines per card. */
+/** The words for cards not working, by state: "finished", "paused", "notes". */
+const REST_LABEL: Record<string, string> = { complete: "finished", paused: "paused", note: "notes" };
+
+/** "+ 112 finished or paused (30 finished · 82 paused)": the cards a crowded terminal does not list. */
+export function restLine(rest: readonly CardEntry[]): string {
+  const counts = new Map<string, number>();
+  for (const e of rest) {
+    const label = REST_LABEL[e.derived?.state ?? "note"] ?? "notes";
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  const labels = ["finished", "paused", "notes"].filter((l) => counts.has(l));
+  const noun = labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels.at(-1)}` : (labels[0] ?? "");
+  const detail = labels.length > 1 ? ` (${labels.map((l) => `${counts.get(l)} ${l}`).join(" · ")})` : "";
+  return `+ ${rest.length} ${noun}${detail}`;
+}
+
+/**
+ * The TTY status block: connection first, then one or two lines per card. When there are
+ * more cards than fit, only the working ones are listed and the rest are counted, so a
+ * desk with hundreds of cards does not flood the terminal.
+ */
 export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12): string[] {
   const lines: string[] = [];
   const many = snapshot.gateways.length > 1;
@@ -137,8 +157,11 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
     lines.push(truncate(c.state === "connected" && !c.limited ? head : `${head} — ${c.advice}`, width));
   }
   const cards = visibleCards(snapshot);
+  const crowded = cards.length > maxCards;
+  const listed = crowded ? cards.filter((e) => e.derived?.state === "active") : cards;
+  const rest = crowded ? cards.filter((e) => e.derived?.state !== "active") : [];
   if (cards.length === 0) lines.push("  No progress cards yet. Agents write them during longer tasks.");
-  for (const e of cards.slice(0, maxCards)) {
+  for (const e of listed.slice(0, maxCards)) {
     const d = e.derived!;
     const gateway = many ? `[${snapshot.gateways.find((g) => g.id === e.gatewayId)?.label ?? e.gatewayId}] ` : "";
     const count = d.total > 0 ? ` ${d.completed}/${d.total}` : "";
@@ -164,7 +187,8 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
       lines.push(...activityRows(a, width));
     }
   }
-  if (cards.length > maxCards) lines.push(`  … and ${cards.length - maxCards} more`);
+  if (listed.length > maxCards) lines.push(`  … and ${listed.length - maxCards} more working`);
+  if (rest.length > 0) lines.push(`  ${truncate(restLine(rest), width - 2)}`);
   return lines;
 }
 

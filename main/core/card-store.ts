@@ -3,8 +3,11 @@
 // and a change meanwhile causes exactly one more), and no reply replaces a newer revision.
 // Reads also share a per-Gateway budget per second: a Gateway that floods change hints
 // gets its hints coalesced per session in the queue, never one read (and one UI change) each.
+// The roster (every listed session, paged) is read once per connection outside that budget:
+// it is bounded by the session cap, not by events, and a start-up must not wait on a rate.
 import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
 import { errorFacts } from "./connection-state.ts";
+import { listRosterPages, type RosterListing } from "./roster-pages.ts";
 import { TokenBucket } from "./token-bucket.ts";
 import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "../../common/sessions.ts";
 import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "../../common/model.ts";
@@ -23,7 +26,7 @@ export type CardStoreOptions = {
   transport: Transport;
   emit: (change: DeskChange) => void;
   now?: () => number;
-  /** Reads in flight across sessions at once (the per-session limit is always one). */
+  /** Reads in flight across sessions at once (the per-session limit is always one); default DEFAULT_MAX_READS_IN_FLIGHT. */
   maxConcurrentReads?: number;
   /**
    * Reads started per second across sessions (a burst of as many is allowed at once).
@@ -36,9 +39,28 @@ export type CardStoreOptions = {
   maxSessions?: number;
   /** First delay before retrying a failed read; doubles to 30 s. */
   readRetryMs?: number;
+  /** Extra `sessions.subscribe`/`sessions.list` params for the roster (`limit` sets the page size). */
   subscribeParams?: Record<string, unknown>;
+  /**
+   * Called when a connection's (or a gap's) roster has been listed to the end and every
+   * session on it read once: every card is known. For benchmarks and diagnostics.
+   */
+  onCardsKnown?: (info: CardsKnown) => void;
   /** Runs `fn` after `ms` and returns its cancel (default: setTimeout); tests pass a manual one. */
   schedule?: (fn: () => void, ms: number) => () => void;
+};
+
+export type CardsKnown = {
+  gatewayId: string;
+  /** What listed the roster: a fresh connection or a gap in the events. */
+  cause: "connect" | "gap";
+  /** Sessions the roster listed. */
+  sessions: number;
+  pages: number;
+  /** Reads made since the listing began (roster, hints and retries alike). */
+  reads: number;
+  /** False when the listing stopped early (a failed page, the session cap). */
+  complete: boolean;
 };
 
 type Slot = CardEntry & {
@@ -46,6 +68,12 @@ type Slot = CardEntry & {
   phase: "idle" | "queued" | "reading";
   /** A change arrived during the read in flight: read exactly once more. */
   again: boolean;
+  /**
+   * Set while `again` is owed only to change hints naming revisions up to this one (in
+   * order): a read that returns this revision or a newer one already saw them, so the
+   * extra read is skipped. Null when anything else asked (a clear, a reset, a write).
+   */
+  againUpTo: number | null;
   /** Bumped when a write reply is applied, so a read that started earlier cannot undo it. */
   writeEpoch: number;
   /** Cancels the pending retry of a failed read. */
@@ -58,9 +86,11 @@ type Slot = CardEntry & {
 export type ReadTarget = { sessionKey: string; agentId?: string };
 
 const PARTICIPATION = "SESSION_PARTICIPATION_REQUIRED";
+/** Reads in flight at once per Gateway: what a careful bare client uses, so we ask no more of the Gateway. */
+export const DEFAULT_MAX_READS_IN_FLIGHT = 8;
 /**
- * Far above what agents writing cards need (a resync of a full roster of 100 fits in the
- * burst), far below what a flooding Gateway could make us send and redraw.
+ * Far above what agents writing cards need, far below what a flooding Gateway could make
+ * us send and redraw. Reads of the roster at connect do not draw on it.
  */
 export const DEFAULT_MAX_READS_PER_SECOND = 200;
 /**
@@ -71,8 +101,6 @@ export const DEFAULT_MAX_READS_PER_SECOND = 200;
 export const DEFAULT_MAX_SESSIONS = 5_000;
 /** Real keys are short (`agent:<id>:<channel>:<uuid>`); a longer one in an event is not a key. */
 export const MAX_SESSION_KEY_LENGTH = 1_024;
-/** Sub-agents cannot write cards (gateway-protocol §4.7), so the roster leaves them out. */
-const DEFAULT_ROSTER_PARAMS = { limit: 100, excludeSubagents: true, includeDerivedTitles: true };
 
 export { slotKey };
 
@@ -81,10 +109,18 @@ export class CardStore {
   private readonly slots = new Map<string, Slot>();
   private readonly sessions = new Map<string, SessionInfo>();
   private connected = false;
+  /** Bumped at every disconnect, so work begun on an older connection can tell it is stale. */
+  private connectionEpoch = 0;
   private readsInFlight = 0;
+  /** Reads asked for by hints, retries and the person: wait for a free read and the budget. */
   private readonly waiting: Slot[] = [];
+  /** Reads of the roster at connect: wait for a free read only, in listing order (newest first). */
+  private readonly rosterWaiting: Slot[] = [];
+  /** The listing under way after a connect or gap, until every card on it was read once. */
+  private round: ReadRound | null = null;
   private listInFlight = false;
-  private listAgain = false;
+  /** A list asked for while one was in flight: "gap" (re-read all) wins over "update". */
+  private listAgain: "gap" | "update" | null = null;
   /** The read budget; `budgetTimer` wakes the queue when its next read is due. */
   private readonly readBudget: TokenBucket;
   private budgetTimer: ReturnType<typeof setTimeout> | null = null;
@@ -93,12 +129,27 @@ export class CardStore {
   readCount = 0;
   /** Highest number of sessions ever waiting for a free read (bounded by sessions, not events). */
   maxQueuedReads = 0;
+  /** Highest number of reads in flight at once across sessions (see resetReadPeak). */
+  peakReadsInFlight = 0;
+  /** Reads a change hint asked for during a read, skipped because that read already returned its revision. */
+  skippedRereads = 0;
+  /** The last roster whose cards were all read once (null before the first). */
+  lastCardsKnown: CardsKnown | null = null;
   /** Hints for new sessions dropped at the session cap. */
   droppedHints = 0;
 
   /** Sessions waiting for a free read now. */
   get queuedReads(): number {
-    return this.waiting.length;
+    return this.waiting.length + this.rosterWaiting.length;
+  }
+
+  /** Starts a new observation of `peakReadsInFlight` (e.g. just before a reconnect). */
+  resetReadPeak(): void {
+    this.peakReadsInFlight = this.readsInFlight;
+  }
+
+  private maxReadsInFlight(): number {
+    return Math.max(1, this.opts.maxConcurrentReads ?? DEFAULT_MAX_READS_IN_FLIGHT);
   }
 
   constructor(opts: CardStoreOptions) {
@@ -160,25 +211,28 @@ export class CardStore {
 
   // ——— connection lifecycle ———
 
-  /** A fresh connection: subscribe to the roster, then re-read every card (C4, G3). */
+  /** A fresh connection: subscribe, list the whole roster page by page, and read every card (C4, G3). */
   async onReady(): Promise<void> {
     this.connected = true;
     for (const slot of this.slots.values()) slot.retryCount = 0;
-    await this.resync(true);
+    await this.resync("connect");
   }
 
   /** Events were dropped: the subscription still lives, but everything is re-read. */
   async onGap(): Promise<void> {
-    await this.relist();
+    await this.relist("gap");
   }
 
   onConnectionState(state: ConnectionState): void {
     if (state.state === "connected") return;
     const wasConnected = this.connected;
     this.connected = false;
+    this.connectionEpoch += 1;
+    this.round = null;
     for (const slot of this.slots.values()) {
       clearTimer(slot, "retryTimer");
       slot.again = false;
+      slot.againUpTo = null;
       if (slot.phase === "queued") slot.phase = "idle";
       if (wasConnected && slot.card !== null && slot.freshness !== "offline") {
         slot.freshness = "offline";
@@ -186,6 +240,7 @@ export class CardStore {
       }
     }
     this.waiting.length = 0;
+    this.rosterWaiting.length = 0;
     this.clearBudgetTimer();
   }
 
@@ -193,51 +248,90 @@ export class CardStore {
    * "List again", coalesced like reads: one list in flight, and hints meanwhile cause exactly
    * one more (a Gateway repeating keyless updates must not make us list for each).
    */
-  private async relist(): Promise<void> {
+  private async relist(cause: "gap" | "update"): Promise<void> {
     if (this.listInFlight) {
-      this.listAgain = true;
+      if (this.listAgain !== "gap") this.listAgain = cause;
       return;
     }
     this.listInFlight = true;
     try {
-      do {
-        this.listAgain = false;
-        await this.resync(false);
-      } while (this.listAgain && this.connected);
+      let next: "gap" | "update" | null = cause;
+      while (next && this.connected) {
+        this.listAgain = null;
+        await this.resync(next);
+        next = this.listAgain;
+      }
     } finally {
       this.listInFlight = false;
-      this.listAgain = false;
+      this.listAgain = null;
     }
   }
 
-  private async resync(subscribe: boolean): Promise<void> {
-    try {
-      const list = subscribe
-        ? ((await this.opts.transport.request<{ list?: unknown }>("sessions.subscribe", this.opts.subscribeParams ?? DEFAULT_ROSTER_PARAMS)).list)
-        : await this.opts.transport.request<unknown>("sessions.list", this.opts.subscribeParams ?? DEFAULT_ROSTER_PARAMS);
-      this.applyRoster(list);
-    } catch (err) {
-      // Without a roster cards still load (titles fall back to keys); the next reconnect retries.
-      if (!this.connected) return;
-      process.emitWarning(`Progress Desk: reading the session list failed: ${errorFacts(err).message}`);
-    }
-    if (!this.connected) return;
-    const keys = new Set<string>();
-    for (const slot of this.slots.values()) {
-      keys.add(slotKey(slot.sessionKey, slot.agentId));
-      this.requestRead(slot);
-    }
-    for (const session of this.sessions.values()) {
-      if (!keys.has(slotKey(session.key, null))) this.requestRead(this.slotFor(session.key, null));
+  /**
+   * Lists the roster page by page and reads cards as each page arrives: after a connect or
+   * a gap every card (listed ones in listing order, then any other followed session); after a
+   * keyless update only sessions new to us and those whose last read failed or was denied.
+   */
+  private async resync(cause: "connect" | "gap" | "update"): Promise<void> {
+    const epoch = this.connectionEpoch;
+    const current = (): boolean => this.connected && this.connectionEpoch === epoch;
+    const round: ReadRound | null = cause === "update" ? null : { cause, pending: new Set(), listing: null, readsAtStart: this.readCount };
+    if (round) this.round = round;
+    const asked = new Set<Slot>();
+    const ask = (slot: Slot, roster: boolean): void => {
+      if (asked.has(slot)) return;
+      asked.add(slot);
+      if (round === this.round && round) round.pending.add(slot);
+      this.requestRead(slot, roster ? { roster: true } : {});
+    };
+    let emitted = false;
+    const listing = await listRosterPages({
+      request: (method, params) => this.opts.transport.request<unknown>(method, params),
+      subscribe: cause === "connect",
+      ...(this.opts.subscribeParams ? { params: this.opts.subscribeParams } : {}),
+      maxRows: this.opts.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      wanted: current,
+      onPage: (rows) => {
+        for (const row of rows) this.upsertSession(row);
+        this.emitSessions();
+        emitted = true;
+        for (const row of rows) {
+          const known = this.slots.get(slotKey(row.key, null));
+          if (cause === "update" && known && !known.hidden && !known.error) continue;
+          // Only a connect reads outside the budget: gaps and updates can be repeated at will.
+          ask(known ?? this.slotFor(row.key, null), cause === "connect");
+        }
+      },
+    });
+    if (!current()) return;
+    if (!emitted) this.emitSessions();
+    // Without a roster cards still load (titles fall back to keys); the next reconnect retries.
+    if (listing.error) process.emitWarning(`Progress Desk: reading the session list failed: ${listing.error}`);
+    if (round) {
+      // Followed sessions the list did not name (tracked keys, hinted sessions): within the budget.
+      for (const slot of [...this.slots.values()]) ask(slot, false);
+      round.listing = listing;
+      this.finishRound(round);
     }
   }
 
-  private applyRoster(list: unknown): void {
-    const rows = Array.isArray((list as { sessions?: unknown })?.sessions) ? (list as { sessions: unknown[] }).sessions : [];
-    for (const raw of rows) {
-      const row = parseSessionRow(raw);
-      if (row) this.upsertSession(row);
-    }
+  /** Says "every card known" once the round's listing ended and each of its reads returned. */
+  private finishRound(round: ReadRound): void {
+    if (round !== this.round || !round.listing || round.pending.size > 0) return;
+    this.round = null;
+    const known: CardsKnown = {
+      gatewayId: this.opts.gatewayId,
+      cause: round.cause,
+      sessions: round.listing.rows,
+      pages: round.listing.pages,
+      reads: this.readCount - round.readsAtStart,
+      complete: round.listing.complete,
+    };
+    this.lastCardsKnown = known;
+    this.opts.onCardsKnown?.(known);
+  }
+
+  private emitSessions(): void {
     this.opts.emit({ type: "sessions", gatewayId: this.opts.gatewayId, sessions: this.sessionList() });
   }
 
@@ -270,7 +364,7 @@ export class CardStore {
       // Events arrive in order, so a lower revision than the one held means the card was
       // reset (an unconditional clear or a session reset restarts revisions at 1): read it.
       if (revision !== null && slot.card && slot.card.revision === revision && !slot.hidden) continue;
-      this.requestRead(slot);
+      this.requestRead(slot, { hint: revision });
     }
   }
 
@@ -281,7 +375,7 @@ export class CardStore {
     const reason = typeof p.reason === "string" ? p.reason : null;
     if (!key) {
       // A keyless `update` means "list again"; other keyless reasons are housekeeping.
-      if (this.connected && (reason === "update" || reason === null)) void this.relist();
+      if (this.connected && (reason === "update" || reason === null)) void this.relist("update");
       return;
     }
     if (reason === "delete") {
@@ -330,6 +424,7 @@ export class CardStore {
         refresh: null,
         phase: "idle",
         again: false,
+        againUpTo: null,
         writeEpoch: 0,
         retryTimer: null,
         retryCount: 0,
@@ -388,22 +483,35 @@ export class CardStore {
 
   // ——— the read pipeline ———
 
-  private requestRead(slot: Slot): void {
+  /**
+   * Asks for a read of `slot`. `roster`: a read of the connect-time roster, which waits only
+   * for a free read. `hint`: asked for by a change hint naming this revision (null: a clear).
+   */
+  private requestRead(slot: Slot, how: { roster?: boolean; hint?: number | null } = {}): void {
     if (!this.connected) return;
     if (slot.phase === "queued") return; // the queued read has not started: it will see this change
     if (slot.phase === "reading") {
-      slot.again = true;
+      this.readAgain(slot, how.hint);
       return;
     }
     clearTimer(slot, "retryTimer");
+    const full = this.readsInFlight >= this.maxReadsInFlight();
     // Behind others already waiting, or over a limit: wait in line (further hints coalesce there).
-    if (this.waiting.length > 0 || this.readsInFlight >= (this.opts.maxConcurrentReads ?? 16) || !this.takeReadToken()) {
+    if (how.roster ? full || this.rosterWaiting.length > 0 : this.waiting.length > 0 || full || !this.takeReadToken()) {
       slot.phase = "queued";
-      this.waiting.push(slot);
-      this.maxQueuedReads = Math.max(this.maxQueuedReads, this.waiting.length);
+      (how.roster ? this.rosterWaiting : this.waiting).push(slot);
+      this.maxQueuedReads = Math.max(this.maxQueuedReads, this.queuedReads);
       return;
     }
     void this.read(slot);
+  }
+
+  /** Something changed during the read in flight: read once more, unless only hints the read already covers asked. */
+  private readAgain(slot: Slot, hint?: number | null): void {
+    const byHint = typeof hint === "number";
+    if (!slot.again) slot.againUpTo = byHint ? hint : null;
+    else if (slot.againUpTo !== null) slot.againUpTo = byHint && hint >= slot.againUpTo ? hint : null;
+    slot.again = true;
   }
 
   private async read(slot: Slot): Promise<void> {
@@ -412,9 +520,13 @@ export class CardStore {
     }
     slot.phase = "reading";
     slot.again = false;
+    slot.againUpTo = null;
     this.readsInFlight += 1;
     this.readCount += 1;
+    this.peakReadsInFlight = Math.max(this.peakReadsInFlight, this.readsInFlight);
     this.maxInFlightPerSession = Math.max(this.maxInFlightPerSession, 1);
+    // The round this read answers for (one started before the round does not count).
+    const round = this.round?.pending.has(slot) ? this.round : null;
     try {
       const target = this.readTarget(slot);
       if (!target) {
@@ -436,17 +548,21 @@ export class CardStore {
       slot.phase = "idle";
       if (slot.again && this.connected) this.requestRead(slot);
       this.drainWaiting();
+      if (round) {
+        round.pending.delete(slot);
+        this.finishRound(round);
+      }
     }
   }
 
   private drainWaiting(): void {
-    while (this.connected && this.waiting.length > 0 && this.readsInFlight < (this.opts.maxConcurrentReads ?? 16)) {
-      if (this.waiting[0]!.phase !== "queued") {
-        this.waiting.shift();
-        continue;
-      }
-      if (!this.takeReadToken()) return;
-      void this.read(this.waiting.shift()!);
+    while (this.connected && this.readsInFlight < this.maxReadsInFlight()) {
+      dropUnqueued(this.waiting);
+      dropUnqueued(this.rosterWaiting);
+      // Hints first (a live change is what the person is looking at), then the roster.
+      if (this.waiting.length > 0 && this.takeReadToken()) void this.read(this.waiting.shift()!);
+      else if (this.rosterWaiting.length > 0) void this.read(this.rosterWaiting.shift()!);
+      else return;
     }
   }
 
@@ -468,6 +584,7 @@ export class CardStore {
     const regresses = slot.card ? card === null || card.revision < slot.card.revision : card !== null;
     if (epoch !== slot.writeEpoch && regresses) {
       slot.again = true;
+      slot.againUpTo = null;
       return;
     }
     slot.retryCount = 0;
@@ -478,6 +595,13 @@ export class CardStore {
     slot.confirmedAt = this.now();
     this.setCard(slot, card, true);
     this.emitSlot(slot);
+    // Hints that came during this read named revisions it already returned: no read is owed.
+    // (A reset or clear restarting revisions always sends a null hint first, which is never skipped.)
+    if (slot.again && slot.againUpTo !== null && card !== null && card.revision >= slot.againUpTo) {
+      slot.again = false;
+      slot.againUpTo = null;
+      this.skippedRereads += 1;
+    }
   }
 
   /**
@@ -607,6 +731,20 @@ export class CardStore {
       clearTimer(slot, "refreshTimer");
     }
   }
+}
+
+type ReadRound = {
+  cause: "connect" | "gap";
+  /** Slots asked for by this round whose read has not returned yet. */
+  pending: Set<Slot>;
+  /** Set when the listing has ended. */
+  listing: RosterListing | null;
+  readsAtStart: number;
+};
+
+/** Drops queue heads that are no longer waiting (e.g. dropped by a disconnect). */
+function dropUnqueued(queue: Slot[]): void {
+  while (queue.length > 0 && queue[0]!.phase !== "queued") queue.shift();
 }
 
 function clearTimer(slot: Slot, which: "retryTimer" | "refreshTimer"): void {

@@ -4,7 +4,7 @@
 import { dismissCard, refreshCard } from "./actions.ts";
 import { ActivityTracker, type ActivityOptions } from "./activity.ts";
 import { BoardStore } from "./boards.ts";
-import { CardStore } from "./card-store.ts";
+import { CardStore, type CardsKnown } from "./card-store.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
 import type { BackoffPolicy } from "./backoff.ts";
 import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
@@ -30,6 +30,13 @@ export type DeskOptions = {
   createClient?: ClientFactory;
   requestTimeoutMs?: number;
   readRetryMs?: number;
+  /** Card reads in flight at once per Gateway (default DEFAULT_MAX_READS_IN_FLIGHT, 8). */
+  maxConcurrentReads?: number;
+  /**
+   * Called per Gateway when its roster (after a connect or a gap) was listed to the end and
+   * every session on it read once: every card is known (benchmarks time start-up to it).
+   */
+  onCardsKnown?: (info: CardsKnown) => void;
   /** Display and detector options of the activity lines (Settings can change them later). */
   activity?: Partial<Omit<ActivityOptions, "now" | "schedule">>;
   now?: () => number;
@@ -39,6 +46,21 @@ export type DeskOptions = {
 
 /** How often the activity tracker re-checks silent runs and expires old lines while it needs to. */
 const ACTIVITY_TICK_MS = 30_000;
+
+export type DeskStats = {
+  /** Socket attempts made. */
+  attempts: number;
+  /** Card reads sent. */
+  reads: number;
+  maxInFlightPerSession: number;
+  maxQueuedReads: number;
+  /** Most card reads in flight at once since the last resetReadPeak. */
+  peakReadsInFlight: number;
+  /** Re-reads not sent because the read in flight already returned the hinted revision. */
+  skippedRereads: number;
+  /** The last roster whose cards were all read once, or null before the first. */
+  cardsKnown: CardsKnown | null;
+};
 
 type Member = {
   id: string;
@@ -156,6 +178,8 @@ export class ProgressDesk {
         this.emit(change);
       },
       ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
+      ...(opts.maxConcurrentReads ? { maxConcurrentReads: opts.maxConcurrentReads } : {}),
+      ...(opts.onCardsKnown ? { onCardsKnown: opts.onCardsKnown } : {}),
       ...(opts.schedule ? { schedule: opts.schedule } : {}),
     });
     boards = new BoardStore({
@@ -259,14 +283,22 @@ export class ProgressDesk {
   }
 
   /** Diagnostics for tests and benchmarks. */
-  stats(gatewayId: string): { attempts: number; reads: number; maxInFlightPerSession: number; maxQueuedReads: number } {
+  stats(gatewayId: string): DeskStats {
     const m = this.member(gatewayId);
     return {
       attempts: m.connection.attempts,
       reads: m.store.readCount,
       maxInFlightPerSession: m.store.maxInFlightPerSession,
       maxQueuedReads: m.store.maxQueuedReads,
+      peakReadsInFlight: m.store.peakReadsInFlight,
+      skippedRereads: m.store.skippedRereads,
+      cardsKnown: m.store.lastCardsKnown,
     };
+  }
+
+  /** Starts a new observation of `stats().peakReadsInFlight` (e.g. before forcing a reconnect). */
+  resetReadPeak(gatewayId: string): void {
+    this.member(gatewayId).store.resetReadPeak();
   }
 
   private gatewaySnapshot(m: Member): GatewaySnapshot {

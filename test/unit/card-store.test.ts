@@ -503,8 +503,9 @@ describe("CardStore: run state from sessions.changed (R6)", () => {
     assert.equal(h.cardChanges(A).length, before);
   });
 
-  test("reset re-reads the card; a keyless update lists again", T, async () => {
-    const h = harness({ rows: [running] });
+  test("reset re-reads the card; a keyless update lists again and reads only sessions new to it", T, async () => {
+    const rows: Array<Record<string, unknown>> = [running];
+    const h = harness({ rows });
     await ready(h, wireCard(A, 3, UNFINISHED));
     h.store.onEvent("sessions.changed", { sessionKey: A, reason: "reset" });
     await settle();
@@ -512,11 +513,14 @@ describe("CardStore: run state from sessions.changed (R6)", () => {
     pendingGet(h).resolve({ card: null });
     await settle();
     assert.equal(h.store.entry(A)?.card, null);
+    rows.unshift({ key: B, label: "New B" });
     h.store.onEvent("sessions.changed", { reason: "update" });
     await settle();
     assert.equal(h.t.of("sessions.list").length, 1);
-    pendingGet(h).resolve({ card: null });
+    assert.equal(gets(h), 2, "A was read and nothing changed for it: no read");
+    pendingGet(h, B).resolve({ card: wireCard(B, 1, DONE) });
     await settle();
+    assert.equal(h.store.entry(B)?.title, "New B");
   });
 
   test("delete with another sessionId keeps the newer session that reuses the key", T, async () => {
@@ -649,7 +653,7 @@ describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
   test("a flood of hints is coalesced in the queue: reads stop at the budget, one per session, the latest state", T, async () => {
     const keys = many(50);
     const mono = budgetClock();
-    const h = harness({ rows: [], store: { maxReadsPerSecond: 10, monotonicNow: mono.now } });
+    const h = harness({ rows: [], store: { maxReadsPerSecond: 10, maxConcurrentReads: 16, monotonicNow: mono.now } });
     await h.store.onReady();
     const revisions = new Map<string, number>();
     for (let i = 0; i < 1000; i++) {
@@ -669,8 +673,10 @@ describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
     h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, revisions.get(p.sessionKey as string)!, DONE) }));
     await until("every session read", () => keys.every((k) => h.store.entry(k)?.card?.revision === revisions.get(k)), 4_000);
     await until("the queue empty", () => h.store.queuedReads === 0 && h.t.of("progressCard.get", { pending: true }).length === 0, 4_000);
-    // The 10 in flight while hints kept coming read once more; every other session once.
-    assert.equal(h.t.of("progressCard.get").length, keys.length + 10, "60 reads for 1000 hints");
+    // The 10 in flight while hints kept coming returned the latest revision those hints named,
+    // so no read was owed for them: every session once.
+    assert.equal(h.t.of("progressCard.get").length, keys.length, "50 reads for 1000 hints");
+    assert.equal(h.store.skippedRereads, 10);
     assert.equal(h.t.maxPendingPerSession("progressCard.get"), 1);
     assert.ok(h.store.maxQueuedReads <= keys.length, "at most one waiting read per session");
   });
@@ -697,21 +703,26 @@ describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
     assert.deepEqual(h.t.of("progressCard.get").map((c) => c.params.sessionKey), [...keys, keys[0]]);
   });
 
-  test("a disconnect drops the queue; the reconnect reads again within the budget", T, async () => {
+  test("a disconnect drops the queue; the reconnect reads hinted sessions again within the budget", T, async () => {
     const keys = many(5);
     const mono = budgetClock();
-    const h = harness({ rows: keys.map((key) => ({ key })), store: { maxReadsPerSecond: 2, monotonicNow: mono.now } });
+    // Hinted, not listed: only the listed roster is read outside the budget at a connect.
+    const h = harness({ rows: [], store: { maxReadsPerSecond: 2, monotonicNow: mono.now } });
     h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
     await h.store.onReady();
+    for (const key of keys) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: 1 });
     await settle();
     assert.equal(h.t.of("progressCard.get").length, 2);
     assert.equal(h.store.queuedReads, 3);
     h.store.onConnectionState(OFFLINE);
     assert.equal(h.store.queuedReads, 0, "the queue is dropped");
-    mono.running = true;
+    mono.at += 10_000; // the budget is full again
     await settle();
     assert.equal(h.t.of("progressCard.get").length, 2, "nothing read while offline");
     await h.store.onReady();
+    await settle();
+    assert.equal(h.t.of("progressCard.get").length, 4, "the budget's burst again, no more");
+    mono.running = true;
     await until("every session read after the reconnect", () => keys.every((k) => h.store.entry(k)?.card), 2_000);
     h.store.dispose();
   });

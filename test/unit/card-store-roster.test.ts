@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { CardStore, DEFAULT_MAX_READS_IN_FLIGHT, type CardsKnown, type CardStoreOptions } from "../../main/core/card-store.ts";
 import { ROSTER_PAGE_OVERLAP, ROSTER_PAGE_SIZE } from "../../main/core/roster-pages.ts";
-import type { DeskChange } from "../../main/core/types.ts";
+import type { DeskChange } from "../../common/model.ts";
 import { DONE, fakeTransport, OFFLINE, PENDING, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 
 const T = { timeout: 5_000 };

@@ -3,7 +3,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { restLine, statusBlock } from "../../main/cli/watch-format.ts";
-import type { CardEntry, CardState, DeskSnapshot } from "../../main/core/types.ts";
+import type { CardEntry, CardState, DeskSnapshot } from "../../common/model.ts";
 
 function entry(i: number, state: CardState): CardEntry {
   const sessionKey = `agent:main:dashboard:card${String(i).padStart(4, "0")}`;

@@ -1,11 +1,13 @@
 // The one FAKE Electron kit for every test of main/electron/: no Electron binary can run
-// here, so the tray, windows, web contents, menus, screen, IPC, notifications, power
-// events, theme and shortcuts are recorded stand-ins with just the behaviour the shell
-// relies on. Each fake keeps what it was given so tests can assert on it; `emit` plays the
+// here, so the tray, windows, web contents, menus, screen, ipcMain, safeStorage,
+// notifications, power events, theme and shortcuts are recorded stand-ins with just the
+// behaviour the shell relies on. Each fake keeps what it was given so tests can assert on it; `emit` plays the
 // OS's part with Electron's argument order (a preventable event first where Electron sends
 // one: build it with `fakeEvent`). Also a manual clock and scheduler for timed behaviour.
 // Each fake is cast to the real Electron type at the point of use.
 import type { MenuItemConstructorOptions, NotificationConstructorOptions } from "electron";
+import type { SenderEvent } from "../../main/electron/ipc.ts";
+import type { SafeStorageLike } from "../../main/electron/secret-storage.ts";
 import type { ShellDeps, ShellWindow } from "../../main/electron/shell.ts";
 import type { Rect } from "../../main/electron/window-geometry.ts";
 
@@ -315,13 +317,61 @@ export class FakeNotification extends FakeEmitter {
   }
 }
 
-/** A reversible stand-in for OS encryption: enough to prove nothing is stored in clear. */
-export const fakeSafeStorage = {
-  isAsyncEncryptionAvailable: async () => true,
-  getSelectedStorageBackend: () => "gnome_libsecret" as const,
-  encryptStringAsync: async (s: string) => Buffer.from(`enc:${Buffer.from(s).toString("base64").split("").reverse().join("")}`),
-  decryptStringAsync: async (b: Buffer) => ({ result: Buffer.from(b.toString().slice(4).split("").reverse().join(""), "base64").toString(), shouldReEncrypt: false }),
-};
+type Backend = ReturnType<SafeStorageLike["getSelectedStorageBackend"]>;
+
+/**
+ * A FAKE safeStorage: ciphertext is `<key>:` + base64(plaintext), so it is reversible but
+ * never contains the plaintext. Decrypting text under an older key works and asks for
+ * re-encryption, as Electron does after a key rotation. `available`, `backend` and
+ * `failDecrypt` play a keychain that is missing, weak or broken.
+ */
+export class FakeSafeStorage {
+  available = true;
+  backend: Backend = "gnome_libsecret";
+  key = "K1";
+  failDecrypt: string | null = null;
+  encrypts = 0;
+  decrypts = 0;
+  async isAsyncEncryptionAvailable(): Promise<boolean> {
+    return this.available;
+  }
+  getSelectedStorageBackend(): Backend {
+    return this.backend;
+  }
+  async encryptStringAsync(plain: string): Promise<Buffer> {
+    this.encrypts++;
+    return Buffer.from(`${this.key}:${Buffer.from(plain, "utf8").toString("base64")}`, "utf8");
+  }
+  async decryptStringAsync(encrypted: Buffer): Promise<{ result: string; shouldReEncrypt: boolean }> {
+    this.decrypts++;
+    if (this.failDecrypt !== null) throw new Error(this.failDecrypt);
+    const m = /^(K\d+):(.*)$/s.exec(encrypted.toString("utf8"));
+    if (!m) throw new Error("Error while decrypting the ciphertext provided to safeStorage.decryptString.");
+    return { result: Buffer.from(m[2]!, "base64").toString("utf8"), shouldReEncrypt: m[1] !== this.key };
+  }
+}
+
+type IpcHandler = (event: SenderEvent, ...args: unknown[]) => unknown;
+
+/** A FAKE ipcMain: one handler per channel, like Electron (a second `handle` throws). */
+export class FakeIpcMain {
+  readonly handlers = new Map<string, IpcHandler>();
+  readonly removed: string[] = [];
+  handle(channel: string, handler: IpcHandler): void {
+    if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+    this.handlers.set(channel, handler);
+  }
+  removeHandler(channel: string): void {
+    this.removed.push(channel);
+    this.handlers.delete(channel);
+  }
+  /** What the renderer's `ipcRenderer.invoke(channel, ...args)` would get. */
+  async invoke(channel: string, event: SenderEvent, ...args: unknown[]): Promise<unknown> {
+    const h = this.handlers.get(channel);
+    if (!h) throw new Error(`No handler registered for '${channel}'`);
+    return h(event, ...args);
+  }
+}
 
 /** The one display of the fake screen: a 1440×900 Mac with its menu bar. */
 export const FAKE_DISPLAY = { id: 1, workArea: { x: 0, y: 25, width: 1440, height: 875 }, bounds: { x: 0, y: 0, width: 1440, height: 900 } };
@@ -335,11 +385,14 @@ export type FakeTheme = FakeEmitter & { shouldUseDarkColors: boolean; set(dark: 
 
 export type FakeElectron = {
   deps: ShellDeps;
+  ipcMain: FakeIpcMain;
+  safeStorage: FakeSafeStorage;
   trays: FakeTray[];
   windows: FakeWindow[];
   menus: FakeMenu[];
   notifications: FakeNotification[];
-  ipc: Map<string, Handler>;
+  /** The shell's IPC handlers, by channel. */
+  ipc: Map<string, IpcHandler>;
   store: Map<string, unknown>;
   power: FakePower;
   theme: FakeTheme;
@@ -360,12 +413,15 @@ export type FakeElectron = {
  * `base` supplies the data folder and environment and may replace any dependency.
  */
 export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform } & Partial<ShellDeps>): FakeElectron {
+  const ipcMain = new FakeIpcMain();
   const f: Omit<FakeElectron, "deps" | "invoke"> = {
+    ipcMain,
+    safeStorage: new FakeSafeStorage(),
     trays: [],
     windows: [],
     menus: [],
     notifications: [],
-    ipc: new Map(),
+    ipc: ipcMain.handlers,
     store: new Map(),
     power: Object.assign(new FakeEmitter(), { idleSeconds: 0, idleQueries: 0 }),
     theme: Object.assign(new FakeEmitter(), {
@@ -398,7 +454,7 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
     assetsDir: "assets",
     clientVersion: "0.0.0-test",
     store: { get: (k) => f.store.get(k), set: (k, v) => void f.store.set(k, structuredClone(v)) },
-    safeStorage: fakeSafeStorage,
+    safeStorage: f.safeStorage as unknown as SafeStorageLike,
     createTray: (image) => {
       const t = new FakeTray(image);
       f.trays.push(t);
@@ -421,10 +477,7 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
       getAllDisplays: () => [FAKE_DISPLAY as never],
       getPrimaryDisplay: () => FAKE_DISPLAY as never,
     },
-    ipcMain: {
-      handle: (channel: string, h: Handler) => void f.ipc.set(channel, h),
-      removeHandler: (channel: string) => void f.ipc.delete(channel),
-    } as never,
+    ipcMain: ipcMain as never,
     createNotification: (options) => {
       const n = new FakeNotification(options);
       f.notifications.push(n);
@@ -463,12 +516,11 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
   return Object.assign(f, {
     deps,
     invoke(target: FakeWindow | FakeWebContents, method: string, args: unknown[], frame?: { url: string; parent: unknown } | null) {
-      const h = f.ipc.get(`progress-desk:${method}`);
-      if (!h) throw new Error(`no handler for ${method}`);
       const sender = target instanceof FakeWindow ? target.webContents : target;
       // Like Electron: the sender's top frame shows what the window loaded last.
       const shown = (target instanceof FakeWindow ? target.urls.at(-1) : undefined) ?? "app://desk/popover.html";
-      return Promise.resolve(h({ sender, senderFrame: frame === undefined ? { url: shown, parent: null } : frame }, ...args));
+      const senderFrame = frame === undefined ? { url: shown, parent: null } : frame;
+      return ipcMain.invoke(`progress-desk:${method}`, { sender, senderFrame } as unknown as SenderEvent, ...args);
     },
   });
 }

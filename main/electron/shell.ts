@@ -1,32 +1,38 @@
-// The menu-bar app, put together: the core (desk, settings, vault), the tray glance, the
-// popover, the dashboard and Settings windows, notifications, IPC, power events and the
-// login item. Every Electron API arrives through `ShellDeps`, so this file has no
-// `electron` import at run time: app.ts passes the real modules, tests pass a fake.
-import type { BrowserWindowConstructorOptions, GlobalShortcut, IpcMain, NativeTheme, NotificationConstructorOptions, PowerMonitor, Screen, WebContents } from "electron";
-import { join } from "node:path";
-import type { CardRef, Page, Settings } from "../../common/contract.ts";
-import { createDeskService, type DeskService } from "../core/desk-service.ts";
-import { ProgressDesk } from "../core/desk.ts";
-import { discoverGateway } from "../core/discovery.ts";
-import { visibleCards } from "../../common/glance.ts";
-import { NotificationPolicy, type PolicyOptions } from "../core/notification-policy.ts";
-import { SettingsStore } from "../core/settings.ts";
-import { TrayTracker } from "../core/tray-model.ts";
-import type { CardEntry, DeskChange } from "../../common/model.ts";
-import { CredentialVault } from "../core/vault.ts";
-import { broadcast, registerIpc } from "./ipc.ts";
-import { Notifier, type NotificationLike } from "./notifier.ts";
-import { PageWindowController, type PageWindow } from "./page-window.ts";
-import { PopoverController, type PopoverWindow, type Schedule } from "./popover.ts";
-import { safeStorageFile, type SafeStorageLike } from "./secret-storage.ts";
-import { storeSettingsBackend, storeWindowFrames, type KeyValueStore } from "./store-backend.ts";
-import { trayIconPath, trayIconVariant } from "./tray-icons.ts";
-import { TrayController, type TrayDeps } from "./tray.ts";
-import { lockNavigation, secureWebPreferences } from "./window-security.ts";
-import { cardKeyOf, pinKeyOf } from "../../common/keys.ts";
+// The menu-bar app, put together: the core, the windows, what the person has seen, the
+// notifications, the pages' IPC, the tray and the operating system's hooks, each set up by
+// its own module in setup/ from a small context, in the order below. Every Electron API
+// arrives through `ShellDeps`, so this file has no `electron` import at run time: app.ts
+// passes the real modules, tests pass a fake.
+import type {
+  BrowserWindowConstructorOptions,
+  GlobalShortcut,
+  IpcMain,
+  NativeTheme,
+  NotificationConstructorOptions,
+  PowerMonitor,
+  Screen,
+} from "electron";
+import type { CardRef, Page } from "../../common/contract.ts";
+import type { DeskService } from "../core/desk-service.ts";
+import type { ProgressDesk } from "../core/desk.ts";
+import type { NotificationPolicy } from "../core/notification-policy.ts";
+import type { SettingsStore } from "../core/settings.ts";
+import type { TrayTracker } from "../core/tray-model.ts";
+import type { Notifier, NotificationLike } from "./notifier.ts";
+import type { PageWindowController } from "./page-window.ts";
+import type { PopoverController, Schedule } from "./popover.ts";
+import type { SafeStorageLike } from "./secret-storage.ts";
+import { setupAttention } from "./setup/attention.ts";
+import { setupCore } from "./setup/core.ts";
+import { setupNotifications, type PolicyTuning } from "./setup/notifications.ts";
+import { setupPages } from "./setup/pages.ts";
+import { setupSystemHooks } from "./setup/system-hooks.ts";
+import { setupTrayPresenter } from "./setup/tray-presenter.ts";
+import { setupWindows, type ShellWindow } from "./setup/windows.ts";
+import type { KeyValueStore } from "./store-backend.ts";
+import type { TrayController, TrayDeps } from "./tray.ts";
 
-/** A window as the shell uses it: what the popover and page controllers need, plus its contents. */
-export type ShellWindow = PopoverWindow & PageWindow & { webContents: Pick<WebContents, "send" | "isDestroyed" | "on" | "setWindowOpenHandler"> };
+export type { ShellWindow };
 
 export type ShellDeps = {
   platform: NodeJS.Platform;
@@ -60,11 +66,8 @@ export type ShellDeps = {
   /** Idle polling for the away summary (N6); 0 turns it off. */
   idlePollMs?: number;
   /** Tests shorten the notification throttle windows. */
-  policy?: Partial<Pick<PolicyOptions, "perSessionIntervalMs" | "globalWindowMs" | "globalMaxPerWindow" | "awayThresholdMs">>;
+  policy?: PolicyTuning;
 };
-
-const AWAY_IDLE_SECONDS = 5 * 60;
-const REDRAW_COALESCE_MS = 50;
 
 const realSchedule: Schedule = (fn, ms) => {
   const t = setTimeout(fn, ms);
@@ -95,266 +98,75 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
   const now = deps.now ?? Date.now;
   const schedule = deps.schedule ?? realSchedule;
   let quitting = false;
+  const base = { ...deps, now, schedule, isQuitting: () => quitting };
 
-  // ——— the core ———
-  const vault = await CredentialVault.open(await safeStorageFile(join(deps.dataDir, "credentials.json"), deps.safeStorage, deps.platform, deps.warn));
-  const settings = new SettingsStore(storeSettingsBackend(deps.store), vault);
-  const frames = storeWindowFrames(deps.store);
-  const discovered = discoverGateway({ env: deps.env });
-  for (const note of discovered.notes) deps.warn(`Progress Desk: ${note}`);
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: deps.clientVersion, platform: deps.platform });
-
-  // ——— windows ———
-  const windows = new Set<ShellWindow>();
-  const makeWindow = (options: BrowserWindowConstructorOptions): ShellWindow => {
-    const win = deps.createWindow({ ...options, show: false, webPreferences: secureWebPreferences(deps.preloadPath) });
-    lockNavigation(win.webContents, (url) => void deps.openExternal(url));
-    windows.add(win);
-    win.on("closed", () => windows.delete(win));
-    return win;
-  };
-  const workAreas = () => {
-    const primary = deps.screen.getPrimaryDisplay();
-    return [primary, ...deps.screen.getAllDisplays().filter((d) => d.id !== primary.id)].map((d) => d.workArea);
-  };
-
-  const tracker = new TrayTracker();
-  let tray: TrayController;
-  const popover = new PopoverController({
-    createWindow: () =>
-      makeWindow({
-        width: 380,
-        height: 560,
-        frame: false,
-        resizable: false,
-        movable: false,
-        minimizable: false,
-        maximizable: false,
-        fullscreenable: false,
-        skipTaskbar: true,
-        alwaysOnTop: true,
-        title: "Task progress",
-        ...(deps.platform === "darwin" ? { type: "panel" as const, vibrancy: "popover" as const, visualEffectState: "active" as const } : {}),
-      }),
-    screen: deps.screen,
-    trayBounds: () => tray.bounds(),
-    schedule,
-    now,
-    onShow: () => markSeenInPopover(),
-    keepOpenOnBlur: () => deps.env.PROGRESS_DESK_KEEP_POPOVER === "1",
+  // Two pairs need each other: the popover opens under the tray icon and the tray opens the
+  // popover; what is in front of the person depends on the windows, which report what was
+  // seen. The later one of each pair is looked up when first used, after setup.
+  const { settings, frames, discovered, desk } = await setupCore(base);
+  const attention = setupAttention({
+    ...base,
+    desk,
+    settings,
+    inFront: { popoverFocused: () => windows.popover.isFocused(), dashboardFocused: () => windows.dashboard.isFocused() },
   });
-  const dashboard = new PageWindowController({
-    page: "dashboard",
-    createWindow: (bounds) => makeWindow({ ...bounds, minWidth: 360, minHeight: 260, title: "Progress Desk — Dashboard" }),
-    workAreas,
-    preferred: { width: 900, height: 640 },
-    loadBounds: () => frames.load("dashboard"),
-    saveBounds: (b) => frames.save("dashboard", b),
-    onTop: () => settings.view().dashboardOnTop,
-    quitting: () => quitting,
-    schedule,
+  const windows = setupWindows({ ...base, settings, frames, attention, trayBounds: () => presenter.tray.bounds() });
+  const notifications = setupNotifications({
+    ...base,
+    desk,
+    settings,
+    attention,
+    openCard: (card) => void windows.openPage("popover", card),
   });
-  const settingsWindow = new PageWindowController({
-    page: "settings",
-    createWindow: (bounds) => makeWindow({ ...bounds, minWidth: 420, minHeight: 400, title: "Progress Desk — Settings" }),
-    workAreas,
-    preferred: { width: 560, height: 720 },
-    quitting: () => quitting,
-    schedule,
-  });
-
-  const openPage = async (page: Page, card?: CardRef): Promise<void> => {
-    if (page === "popover") {
-      if (card) markSeen(findEntries([card]));
-      return popover.show(card);
-    }
-    return (page === "dashboard" ? dashboard : settingsWindow).open();
-  };
-
-  const service = createDeskService({
+  const pages = setupPages({
+    ...base,
     desk,
     settings,
     discovered,
-    openExternal: async (url) => {
-      await deps.openExternal(url);
-      return true;
-    },
-    openPage,
+    windows,
+    openPage: windows.openPage,
+    onOwnAction: (card) => notifications.policy.noteOwnAction(card),
   });
-
-  // ——— what the person has seen (P1 "ready") and what is in front of them (N3) ———
-  const allCards = (): CardEntry[] => visibleCards(desk.snapshot());
-  const findEntries = (refs: CardRef[]): CardEntry[] => {
-    const keys = new Set(refs.map(cardKeyOf));
-    return allCards().filter((e) => keys.has(cardKeyOf(e)));
-  };
-  const markSeen = (entries: CardEntry[]): void => {
-    if (tracker.markSeen(entries)) scheduleRedraw();
-  };
-  const markSeenInPopover = (): void => {
-    if (settings.view().showCards) markSeen(allCards());
-  };
-  const isVisibleInFocusedWindow = (ref: CardRef): boolean => {
-    const s = settings.view();
-    if (popover.isFocused() && s.showCards) return true;
-    if (dashboard.isFocused()) return s.pinned.includes(pinKeyOf(ref));
-    return false;
-  };
-
-  // ——— notifications ———
-  const notifier = new Notifier({
-    create: deps.createNotification,
-    isSupported: deps.notificationsSupported,
-    onClick: (card) => void openPage("popover", card ?? undefined),
-    onRefused: (notice, reason) => {
-      // N7: the milestone stays visible as the tray's attention state.
-      if (notice.card) tracker.flag(notice.card, `notification refused: ${reason}`);
-      scheduleRedraw();
-    },
-  });
-  const gatewayLabels = new Map<string, string>();
-  const policy = new NotificationPolicy({
-    ...deps.policy,
-    now,
-    schedule,
-    deliver: (notice) => notifier.deliver(notice),
-    settings: () => settings.view().notifications,
-    isVisibleInFocusedWindow,
-    gatewayLabel: (id) => gatewayLabels.get(id) ?? null,
-    gatewayCount: () => gatewayLabels.size,
-  });
-
-  // ——— the tray ———
-  tray = new TrayController({
-    createTray: deps.createTray,
-    buildMenu: deps.buildMenu,
-    iconPath: (state) => trayIconPath(deps.assetsDir, state, trayIconVariant(deps.platform, deps.env, deps.nativeTheme.shouldUseDarkColors)),
-    platform: deps.platform,
+  const presenter = setupTrayPresenter({
+    ...base,
+    desk,
+    settings,
+    attention,
     actions: {
-      togglePopover: () => popover.toggle(),
-      openCard: (ref) => void openPage("popover", ref),
-      openDashboard: () => void dashboard.open(),
-      openSettings: () => void settingsWindow.open(),
+      togglePopover: () => windows.popover.toggle(),
+      openCard: (ref) => void windows.openPage("popover", ref),
+      openDashboard: () => void windows.dashboard.open(),
+      openSettings: () => void windows.settingsWindow.open(),
       retryGateway: (id) => desk.retry(id),
       quit: () => void quit(),
     },
   });
-  // A theme switch can flip a dark panel light (or back): redraw the glyph in the other colour.
-  deps.nativeTheme.on("updated", () => tray.refreshIcon());
-
-  let cancelRedraw: (() => void) | null = null;
-  let cancelDebounce: (() => void) | null = null;
-  const redraw = (): void => {
-    cancelRedraw?.();
-    cancelRedraw = null;
-    const t = now();
-    tray.render(tracker.model(desk.snapshot(), t, { showTitle: settings.view().trayTitle }));
-    // A disconnect that has not lasted yet: draw again when it has.
-    cancelDebounce?.();
-    const next = tracker.nextChangeAt(t);
-    cancelDebounce = next === null ? null : schedule(redraw, next - t);
-  };
-  const scheduleRedraw = (): void => {
-    if (!cancelRedraw) cancelRedraw = schedule(redraw, REDRAW_COALESCE_MS);
-  };
-
-  const refreshLabels = (): void => {
-    gatewayLabels.clear();
-    for (const g of desk.snapshot().gateways) gatewayLabels.set(g.id, g.label);
-  };
-  const onChange = (change: DeskChange): void => {
-    if (change.type === "connection") tracker.noteConnection(change.gatewayId, change.connection, now());
-    if (change.type === "gateways") {
-      refreshLabels();
-      for (const g of desk.snapshot().gateways) tracker.noteConnection(g.id, g.connection, now());
-    }
-    if (change.type === "activity") policy.observeActivity(change.activity);
-    if (change.type === "card") {
-      policy.observe(change.entry);
-      if (popover.isFocused() && settings.view().showCards) markSeen([change.entry]);
-    }
-    scheduleRedraw();
-  };
-  desk.subscribe(onChange);
-
-  // ——— IPC: the pages ———
-  const ours = (contents: WebContents): boolean => [...windows].some((w) => (w.webContents as unknown) === contents);
-  const unregisterIpc = registerIpc({ ipcMain: deps.ipcMain, service, isOurContents: ours, onOwnAction: (card) => policy.noteOwnAction(card), warn: deps.warn });
-  const unsubscribePages = service.subscribe((event) => broadcast([...windows].map((w) => w.webContents), event));
-
-  // ——— settings that the shell applies ———
-  let shortcut = "";
-  let loginItem: boolean | null = null;
-  const applySettings = (s: Settings): void => {
-    if (s.launchAtLogin !== loginItem) {
-      loginItem = s.launchAtLogin;
-      deps.setLoginItem(s.launchAtLogin);
-    }
-    dashboard.applyOnTop(s.dashboardOnTop);
-    if (s.popoverShortcut !== shortcut) {
-      if (shortcut) deps.globalShortcut.unregister(shortcut);
-      shortcut = "";
-      if (s.popoverShortcut) {
-        if (deps.globalShortcut.register(s.popoverShortcut, () => popover.toggle())) shortcut = s.popoverShortcut;
-        else deps.warn(`Progress Desk: the shortcut ${s.popoverShortcut} is taken by another app.`);
-      }
-    }
-    scheduleRedraw();
-  };
-  const unsubscribeSettings = settings.onChange(applySettings);
-  applySettings(settings.view());
-
-  // ——— sleep, lock and idle: reconnect after wake (G3), sum up after an absence (N6) ———
-  deps.powerMonitor.on("suspend", () => policy.away());
-  deps.powerMonitor.on("lock-screen", () => policy.away());
-  deps.powerMonitor.on("resume", () => {
-    desk.wake();
-    policy.back();
+  const system = setupSystemHooks({
+    ...base,
+    settings,
+    presence: notifications.policy,
+    wake: () => desk.wake(),
+    togglePopover: () => windows.popover.toggle(),
   });
-  deps.powerMonitor.on("unlock-screen", () => {
-    desk.wake();
-    policy.back();
-  });
-  let idleAway = false;
-  let cancelIdle: (() => void) | null = null;
-  const pollIdle = (): void => {
-    const idle = deps.powerMonitor.getSystemIdleTime();
-    if (!idleAway && idle >= AWAY_IDLE_SECONDS) {
-      idleAway = true;
-      policy.away();
-    } else if (idleAway && idle < AWAY_IDLE_SECONDS) {
-      idleAway = false;
-      policy.back();
-    }
-    cancelIdle = schedule(pollIdle, deps.idlePollMs ?? 60_000);
-  };
-  if ((deps.idlePollMs ?? 60_000) > 0) cancelIdle = schedule(pollIdle, deps.idlePollMs ?? 60_000);
 
-  // ——— start ———
-  desk.configure(service.gateways());
-  refreshLabels();
-  for (const g of desk.snapshot().gateways) tracker.noteConnection(g.id, g.connection, now());
+  // ——— start: every listener is in place ———
+  desk.configure(pages.service.gateways());
   desk.start();
-  redraw();
+  presenter.redraw();
 
   let shutdown: Promise<void> | null = null;
   const stopAll = (): Promise<void> =>
     (shutdown ??= (async () => {
       quitting = true;
-      cancelRedraw?.();
-      cancelDebounce?.();
-      cancelIdle?.();
-      if (shortcut) deps.globalShortcut.unregister(shortcut);
-      unsubscribeSettings();
-      unsubscribePages();
-      unregisterIpc();
-      policy.dispose();
-      popover.destroy();
-      dashboard.destroy();
-      settingsWindow.destroy();
+      presenter.stop();
+      system.dispose();
+      pages.dispose();
+      notifications.dispose();
+      attention.dispose();
+      windows.dispose();
       desk.stop();
       await settings.flush();
-      tray.destroy();
+      presenter.destroy();
     })());
   const quit = async (): Promise<void> => {
     await stopAll();
@@ -364,18 +176,17 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
   return {
     desk,
     settings,
-    service,
-    tray,
-    tracker,
-    popover,
-    dashboard,
-    settingsWindow,
-    notifier,
-    policy,
-    openPage,
-    redraw,
+    service: pages.service,
+    tray: presenter.tray,
+    tracker: attention.tracker,
+    popover: windows.popover,
+    dashboard: windows.dashboard,
+    settingsWindow: windows.settingsWindow,
+    notifier: notifications.notifier,
+    policy: notifications.policy,
+    openPage: windows.openPage,
+    redraw: presenter.redraw,
     shutdown: stopAll,
     isQuitting: () => quitting,
   };
 }
-

@@ -1,198 +1,401 @@
-// A FAKE Electron for the shell's wiring tests: no Electron binary can run here, so the
-// tray, windows, screen, IPC, notifications, power events and shortcuts are recorded
-// stand-ins with just the behaviour the shell relies on. Everything the shell passes to
-// them is kept so tests can assert on it; `emit` plays the OS's part.
-import type { MenuItemConstructorOptions } from "electron";
+// The one FAKE Electron kit for every test of main/electron/: no Electron binary can run
+// here, so the tray, windows, web contents, menus, screen, ipcMain, safeStorage,
+// notifications, power events, theme and shortcuts are recorded stand-ins with just the
+// behaviour the shell relies on. Each fake keeps what it was given so tests can assert on it; `emit` plays the
+// OS's part with Electron's argument order (a preventable event first where Electron sends
+// one: build it with `fakeEvent`). Also a manual clock and scheduler for timed behaviour.
+// Each fake is cast to the real Electron type at the point of use.
+import type { MenuItemConstructorOptions, NotificationConstructorOptions } from "electron";
+import type { SenderEvent } from "../../main/electron/ipc.ts";
+import type { SafeStorageLike } from "../../main/electron/secret-storage.ts";
 import type { ShellDeps, ShellWindow } from "../../main/electron/shell.ts";
 import type { Rect } from "../../main/electron/window-geometry.ts";
 
-type Handler = (...args: any[]) => unknown;
+type Listener = (...args: never[]) => unknown;
 
-class Emitter {
-  readonly handlers = new Map<string, Handler[]>();
-  on(event: string, handler: Handler): this {
-    this.handlers.set(event, [...(this.handlers.get(event) ?? []), handler]);
+/** An event emitter that records its listeners and fires them when the test says. */
+export class FakeEmitter {
+  readonly listeners = new Map<string, Listener[]>();
+
+  on(event: string, listener: Listener): this {
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
     return this;
   }
-  once(event: string, handler: Handler): this {
-    return this.on(event, handler);
+
+  once(event: string, listener: Listener): this {
+    return this.on(event, listener);
   }
-  /** Fires `event` like the OS would; returns the event object (preventDefault is recorded). */
-  emit(event: string, ...args: unknown[]): { defaultPrevented: boolean } {
-    const e = { defaultPrevented: false, preventDefault: () => void (e.defaultPrevented = true) };
-    for (const h of this.handlers.get(event) ?? []) h(e, ...args);
-    return e;
+
+  emit(event: string, ...args: unknown[]): void {
+    for (const l of [...(this.listeners.get(event) ?? [])]) (l as (...a: unknown[]) => unknown)(...args);
+  }
+
+  listenerCount(event: string): number {
+    return this.listeners.get(event)?.length ?? 0;
   }
 }
 
-export class FakeTray extends Emitter {
-  image: string;
-  title = "";
-  tooltip = "";
-  contextMenu: FakeMenu | null = null;
-  poppedUp: FakeMenu[] = [];
-  destroyed = false;
-  calls = { setImage: 0, setTitle: 0 };
-  bounds: Rect = { x: 1000, y: 0, width: 22, height: 24 };
-  constructor(image: string) {
-    super();
-    this.image = image;
+/** A preventable Electron-style event. */
+export function fakeEvent<T extends object>(extra: T = {} as T): T & { defaultPrevented: boolean; preventDefault(): void } {
+  const e = {
+    ...extra,
+    defaultPrevented: false,
+    preventDefault() {
+      e.defaultPrevented = true;
+    },
+  };
+  return e;
+}
+
+/**
+ * A manual clock and scheduler: nothing runs until `advance` moves time past a task's
+ * due time; tasks run in due order (then in the order they were scheduled).
+ */
+export class ManualScheduler {
+  private time: number;
+  private seq = 0;
+  private tasks: { at: number; seq: number; fn: () => void; ms: number }[] = [];
+  /** Every delay ever asked for, in order. */
+  readonly requested: number[] = [];
+
+  constructor(start = 1_000_000) {
+    this.time = start;
   }
-  setImage(image: string) {
-    this.calls.setImage += 1;
-    this.image = image;
+
+  readonly now = (): number => this.time;
+
+  readonly schedule = (fn: () => void, ms: number): (() => void) => {
+    const task = { at: this.time + ms, seq: this.seq++, fn, ms };
+    this.tasks.push(task);
+    this.requested.push(ms);
+    return () => {
+      this.tasks = this.tasks.filter((t) => t !== task);
+    };
+  };
+
+  /** How many tasks are waiting. */
+  pending(): number {
+    return this.tasks.length;
   }
-  setTitle(title: string) {
-    this.calls.setTitle += 1;
-    this.title = title;
-  }
-  setToolTip(tip: string) {
-    this.tooltip = tip;
-  }
-  setContextMenu(menu: FakeMenu | null) {
-    this.contextMenu = menu;
-  }
-  popUpContextMenu(menu: FakeMenu) {
-    this.poppedUp.push(menu);
-  }
-  getBounds() {
-    return this.bounds;
-  }
-  destroy() {
-    this.destroyed = true;
+
+  advance(ms: number): void {
+    const end = this.time + ms;
+    for (;;) {
+      const due = this.tasks.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.tasks = this.tasks.filter((t) => t !== due);
+      this.time = due.at;
+      due.fn();
+    }
+    this.time = end;
   }
 }
 
-export type FakeMenu = { items: MenuItemConstructorOptions[] };
+type OpenHandler = (details: { url: string }) => { action: string };
 
-export class FakeWebContents extends Emitter {
-  sent: { channel: string; payload: unknown }[] = [];
-  openHandler: ((d: { url: string }) => { action: string }) | null = null;
+/** A FAKE webContents: what it was sent, its listeners and its window-open handler. */
+export class FakeWebContents extends FakeEmitter {
+  readonly sent: { channel: string; payload: unknown }[] = [];
+  openHandler: OpenHandler | null = null;
+  openHandlerSets = 0;
   destroyed = false;
-  send(channel: string, payload: unknown) {
+
+  send(channel: string, payload: unknown): void {
     this.sent.push({ channel, payload });
   }
-  isDestroyed() {
+  isDestroyed(): boolean {
     return this.destroyed;
   }
-  setWindowOpenHandler(h: (d: { url: string }) => { action: string }) {
-    this.openHandler = h;
+  setWindowOpenHandler(handler: OpenHandler): void {
+    this.openHandler = handler;
+    this.openHandlerSets++;
+  }
+
+  /** The page tries to navigate its window; returns whether that was prevented. */
+  navigate(url: string, event: "will-navigate" | "will-redirect" = "will-navigate"): boolean {
+    const e = fakeEvent({ url, isMainFrame: true, isSameDocument: false });
+    this.emit(event, e, url);
+    return e.defaultPrevented;
+  }
+
+  /** The page asks for a new window (window.open, target=_blank). */
+  open(url: string): { action: string } {
+    if (!this.openHandler) throw new Error("no window-open handler is set");
+    return this.openHandler({ url });
   }
 }
 
-export class FakeWindow extends Emitter {
+/**
+ * A FAKE BrowserWindow with a call log. `destroy()` emits "closed" like the real one;
+ * `userClose()` is the person clicking the close button (a preventable "close", then
+ * "closed" unless prevented); `blur()` the person clicking elsewhere.
+ */
+export class FakeWindow extends FakeEmitter {
+  /** What it was created with (a BrowserWindow's options, or just its bounds). */
   readonly options: Record<string, any>;
   readonly webContents = new FakeWebContents();
-  urls: string[] = [];
   visible = false;
   focused = false;
   destroyed = false;
-  onTop = false;
-  position: [number, number] | null = null;
+  onTop: boolean;
+  size: [number, number];
   bounds: Rect;
-  allWorkspaces: unknown[] = [];
-  constructor(options: Record<string, any>) {
+  readonly calls: string[] = [];
+  readonly urls: string[] = [];
+  readonly positions: [number, number, boolean | undefined][] = [];
+  readonly workspaces: [boolean, unknown][] = [];
+  readonly onTopCalls: [boolean, string | undefined][] = [];
+  /** Set to make loadURL reject (a page that fails to load). */
+  failLoad = false;
+
+  constructor(options: Record<string, any> = {}) {
     super();
     this.options = options;
-    this.bounds = { x: options.x ?? 0, y: options.y ?? 0, width: options.width ?? 800, height: options.height ?? 600 };
+    this.bounds = { x: options.x ?? 0, y: options.y ?? 0, width: options.width ?? 380, height: options.height ?? 560 };
+    this.size = [this.bounds.width, this.bounds.height];
     this.onTop = options.alwaysOnTop === true;
   }
-  async loadURL(url: string) {
-    this.urls.push(url);
+
+  private live(name: string): void {
+    if (this.destroyed) throw new Error(`Object has been destroyed (${name})`);
+    this.calls.push(name);
   }
-  show() {
+
+  show(): void {
+    this.live("show");
     this.visible = true;
-    this.focused = true;
   }
-  hide() {
+  hide(): void {
+    this.live("hide");
     this.visible = false;
     this.focused = false;
   }
-  focus() {
+  focus(): void {
+    this.live("focus");
     this.focused = true;
   }
-  isVisible() {
-    return this.visible;
+  isVisible(): boolean {
+    return !this.destroyed && this.visible;
   }
-  isFocused() {
-    return this.focused;
+  isFocused(): boolean {
+    return !this.destroyed && this.focused;
   }
-  isDestroyed() {
+  isDestroyed(): boolean {
     return this.destroyed;
   }
-  destroy() {
+  destroy(): void {
     if (this.destroyed) return;
+    this.calls.push("destroy");
     this.destroyed = true;
     this.webContents.destroyed = true;
     this.visible = false;
     this.emit("closed");
   }
-  setPosition(x: number, y: number) {
-    this.position = [x, y];
+  setPosition(x: number, y: number, animate?: boolean): void {
+    this.live("setPosition");
+    this.positions.push([x, y, animate]);
     this.bounds = { ...this.bounds, x, y };
   }
-  getSize() {
-    return [this.bounds.width, this.bounds.height];
+  getSize(): number[] {
+    return [...this.size];
   }
-  getBounds() {
+  getBounds(): Rect {
     return { ...this.bounds };
   }
-  setAlwaysOnTop(on: boolean) {
-    this.onTop = on;
+  async loadURL(url: string): Promise<void> {
+    this.live("loadURL");
+    this.urls.push(url);
+    if (this.failLoad) throw new Error("ERR_FAILED");
   }
-  isAlwaysOnTop() {
+  setVisibleOnAllWorkspaces(visible: boolean, options?: unknown): void {
+    this.live("setVisibleOnAllWorkspaces");
+    this.workspaces.push([visible, options]);
+  }
+  setAlwaysOnTop(flag: boolean, level?: string): void {
+    this.live("setAlwaysOnTop");
+    this.onTopCalls.push([flag, level]);
+    this.onTop = flag;
+  }
+  isAlwaysOnTop(): boolean {
     return this.onTop;
   }
-  setVisibleOnAllWorkspaces(...args: unknown[]) {
-    this.allWorkspaces.push(args);
+
+  /** The person clicks the close button; returns whether the close was prevented. */
+  userClose(): boolean {
+    const event = fakeEvent();
+    this.emit("close", event);
+    if (!event.defaultPrevented) this.destroy();
+    return event.defaultPrevented;
   }
-  /** The person dragged the window. */
-  moveTo(r: Rect) {
-    this.bounds = r;
-    this.emit("move");
+
+  /** The person moves or resizes the window. */
+  moveTo(bounds: Partial<Rect>, event: "move" | "resize" = "move"): void {
+    this.bounds = { ...this.bounds, ...bounds };
+    this.emit(event);
   }
-  /** The person clicked elsewhere. */
-  blur() {
+
+  /** The person clicks elsewhere. */
+  blur(): void {
     this.focused = false;
     this.emit("blur");
   }
 }
 
-export class FakeNotification extends Emitter {
-  readonly options: { title?: string; body?: string };
-  shown = false;
-  closed = false;
-  constructor(options: { title?: string; body?: string }) {
+/** A FAKE Menu: the template it was built from, numbered in build order. */
+export type FakeMenu = { id: number; items: MenuItemConstructorOptions[] };
+
+/** A FAKE Tray: its current image, title, tooltip and menu, and a log of every call. */
+export class FakeTray extends FakeEmitter {
+  /** The image it was created with. */
+  readonly iconPath: string;
+  image: string;
+  title = "";
+  tooltip = "";
+  contextMenu: FakeMenu | null = null;
+  readonly poppedUp: FakeMenu[] = [];
+  destroyed = false;
+  readonly calls: [string, ...unknown[]][] = [];
+  bounds: Rect = { x: 1000, y: 0, width: 22, height: 24 };
+
+  constructor(iconPath: string) {
     super();
-    this.options = options;
+    this.iconPath = iconPath;
+    this.image = iconPath;
   }
-  show() {
-    this.shown = true;
+  setImage(image: string): void {
+    this.calls.push(["setImage", image]);
+    this.image = image;
   }
-  close() {
-    this.closed = true;
+  setTitle(title: string, options?: unknown): void {
+    this.calls.push(["setTitle", title, options]);
+    this.title = title;
+  }
+  setToolTip(tip: string): void {
+    this.calls.push(["setToolTip", tip]);
+    this.tooltip = tip;
+  }
+  setContextMenu(menu: FakeMenu | null): void {
+    this.calls.push(["setContextMenu", menu]);
+    this.contextMenu = menu;
+  }
+  popUpContextMenu(menu: FakeMenu): void {
+    this.calls.push(["popUpContextMenu", menu]);
+    this.poppedUp.push(menu);
+  }
+  getBounds(): Rect {
+    return this.bounds;
+  }
+  destroy(): void {
+    this.calls.push(["destroy"]);
+    this.destroyed = true;
+  }
+  /** How many times `name` was called. */
+  count(name: string): number {
+    return this.calls.filter((c) => c[0] === name).length;
   }
 }
 
-/** A reversible stand-in for OS encryption: enough to prove nothing is stored in clear. */
-export const fakeSafeStorage = {
-  isAsyncEncryptionAvailable: async () => true,
-  getSelectedStorageBackend: () => "gnome_libsecret" as const,
-  encryptStringAsync: async (s: string) => Buffer.from(`enc:${Buffer.from(s).toString("base64").split("").reverse().join("")}`),
-  decryptStringAsync: async (b: Buffer) => ({ result: Buffer.from(b.toString().slice(4).split("").reverse().join(""), "base64").toString(), shouldReEncrypt: false }),
-};
+/** A FAKE Notification; `failOnShow` has the OS refuse it as soon as it is shown. */
+export class FakeNotification extends FakeEmitter {
+  readonly options: NotificationConstructorOptions;
+  shows = 0;
+  closes = 0;
+  failOnShow: string | null = null;
+  constructor(options: NotificationConstructorOptions) {
+    super();
+    this.options = options;
+  }
+  get shown(): boolean {
+    return this.shows > 0;
+  }
+  show(): void {
+    this.shows++;
+    if (this.failOnShow !== null) this.emit("failed", fakeEvent(), this.failOnShow);
+  }
+  close(): void {
+    this.closes++;
+  }
+}
+
+type Backend = ReturnType<SafeStorageLike["getSelectedStorageBackend"]>;
+
+/**
+ * A FAKE safeStorage: ciphertext is `<key>:` + base64(plaintext), so it is reversible but
+ * never contains the plaintext. Decrypting text under an older key works and asks for
+ * re-encryption, as Electron does after a key rotation. `available`, `backend` and
+ * `failDecrypt` play a keychain that is missing, weak or broken.
+ */
+export class FakeSafeStorage {
+  available = true;
+  backend: Backend = "gnome_libsecret";
+  key = "K1";
+  failDecrypt: string | null = null;
+  encrypts = 0;
+  decrypts = 0;
+  async isAsyncEncryptionAvailable(): Promise<boolean> {
+    return this.available;
+  }
+  getSelectedStorageBackend(): Backend {
+    return this.backend;
+  }
+  async encryptStringAsync(plain: string): Promise<Buffer> {
+    this.encrypts++;
+    return Buffer.from(`${this.key}:${Buffer.from(plain, "utf8").toString("base64")}`, "utf8");
+  }
+  async decryptStringAsync(encrypted: Buffer): Promise<{ result: string; shouldReEncrypt: boolean }> {
+    this.decrypts++;
+    if (this.failDecrypt !== null) throw new Error(this.failDecrypt);
+    const m = /^(K\d+):(.*)$/s.exec(encrypted.toString("utf8"));
+    if (!m) throw new Error("Error while decrypting the ciphertext provided to safeStorage.decryptString.");
+    return { result: Buffer.from(m[2]!, "base64").toString("utf8"), shouldReEncrypt: m[1] !== this.key };
+  }
+}
+
+type IpcHandler = (event: SenderEvent, ...args: unknown[]) => unknown;
+
+/** A FAKE ipcMain: one handler per channel, like Electron (a second `handle` throws). */
+export class FakeIpcMain {
+  readonly handlers = new Map<string, IpcHandler>();
+  readonly removed: string[] = [];
+  handle(channel: string, handler: IpcHandler): void {
+    if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+    this.handlers.set(channel, handler);
+  }
+  removeHandler(channel: string): void {
+    this.removed.push(channel);
+    this.handlers.delete(channel);
+  }
+  /** What the renderer's `ipcRenderer.invoke(channel, ...args)` would get. */
+  async invoke(channel: string, event: SenderEvent, ...args: unknown[]): Promise<unknown> {
+    const h = this.handlers.get(channel);
+    if (!h) throw new Error(`No handler registered for '${channel}'`);
+    return h(event, ...args);
+  }
+}
+
+/** The one display of the fake screen: a 1440×900 Mac with its menu bar. */
+export const FAKE_DISPLAY = { id: 1, workArea: { x: 0, y: 25, width: 1440, height: 875 }, bounds: { x: 0, y: 0, width: 1440, height: 900 } };
+
+type Handler = (...args: any[]) => unknown;
+
+/** Power events; `idleSeconds` is what the OS reports as idle time, `idleQueries` how often it was asked. */
+export type FakePower = FakeEmitter & { idleSeconds: number; idleQueries: number };
+/** The OS appearance; `set(dark)` switches it and fires "updated" like Electron. */
+export type FakeTheme = FakeEmitter & { shouldUseDarkColors: boolean; set(dark: boolean): void };
 
 export type FakeElectron = {
   deps: ShellDeps;
+  ipcMain: FakeIpcMain;
+  safeStorage: FakeSafeStorage;
   trays: FakeTray[];
   windows: FakeWindow[];
+  menus: FakeMenu[];
   notifications: FakeNotification[];
-  ipc: Map<string, Handler>;
+  /** The shell's IPC handlers, by channel. */
+  ipc: Map<string, IpcHandler>;
   store: Map<string, unknown>;
-  /** Power events; `idleSeconds` is what the OS reports as idle time, `idleQueries` how often the shell asked. */
-  power: Emitter & { idleSeconds: number; idleQueries: number };
-  /** The OS appearance; `theme.set(dark)` switches it and fires "updated" like Electron. */
-  theme: Emitter & { shouldUseDarkColors: boolean; set(dark: boolean): void };
+  power: FakePower;
+  theme: FakeTheme;
   shortcuts: Map<string, () => void>;
   takenShortcuts: Set<string>;
   opened: string[];
@@ -205,17 +408,25 @@ export type FakeElectron = {
   invoke(win: FakeWindow | FakeWebContents, method: string, args: unknown[], frame?: { url: string; parent: unknown } | null): Promise<unknown>;
 };
 
+/**
+ * The whole fake Electron as the shell's dependencies (`deps`), with everything it records.
+ * `base` supplies the data folder and environment and may replace any dependency.
+ */
 export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform } & Partial<ShellDeps>): FakeElectron {
+  const ipcMain = new FakeIpcMain();
   const f: Omit<FakeElectron, "deps" | "invoke"> = {
+    ipcMain,
+    safeStorage: new FakeSafeStorage(),
     trays: [],
     windows: [],
+    menus: [],
     notifications: [],
-    ipc: new Map(),
+    ipc: ipcMain.handlers,
     store: new Map(),
-    power: Object.assign(new Emitter(), { idleSeconds: 0, idleQueries: 0 }),
-    theme: Object.assign(new Emitter(), {
+    power: Object.assign(new FakeEmitter(), { idleSeconds: 0, idleQueries: 0 }),
+    theme: Object.assign(new FakeEmitter(), {
       shouldUseDarkColors: false,
-      set(this: Emitter & { shouldUseDarkColors: boolean }, dark: boolean) {
+      set(this: FakeTheme, dark: boolean) {
         this.shouldUseDarkColors = dark;
         this.emit("updated");
       },
@@ -236,7 +447,6 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
       },
     },
   };
-  const display = { id: 1, workArea: { x: 0, y: 25, width: 1440, height: 875 }, bounds: { x: 0, y: 0, width: 1440, height: 900 } };
   const deps: ShellDeps = {
     platform: "darwin",
     pagesDir: "dist/renderer",
@@ -244,29 +454,30 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
     assetsDir: "assets",
     clientVersion: "0.0.0-test",
     store: { get: (k) => f.store.get(k), set: (k, v) => void f.store.set(k, structuredClone(v)) },
-    safeStorage: fakeSafeStorage,
+    safeStorage: f.safeStorage as unknown as SafeStorageLike,
     createTray: (image) => {
       const t = new FakeTray(image);
       f.trays.push(t);
       return t as never;
     },
-    buildMenu: (template) => ({ items: template }) as never,
+    buildMenu: (template) => {
+      const m: FakeMenu = { id: f.menus.length + 1, items: template };
+      f.menus.push(m);
+      return m as never;
+    },
     createWindow: (options) => {
       const w = new FakeWindow(options as Record<string, any>);
       f.windows.push(w);
       return w as unknown as ShellWindow;
     },
     screen: {
-      getDisplayMatching: () => display as never,
-      getDisplayNearestPoint: () => display as never,
+      getDisplayMatching: () => FAKE_DISPLAY as never,
+      getDisplayNearestPoint: () => FAKE_DISPLAY as never,
       getCursorScreenPoint: () => ({ x: 700, y: 10 }),
-      getAllDisplays: () => [display as never],
-      getPrimaryDisplay: () => display as never,
+      getAllDisplays: () => [FAKE_DISPLAY as never],
+      getPrimaryDisplay: () => FAKE_DISPLAY as never,
     },
-    ipcMain: {
-      handle: (channel: string, h: Handler) => void f.ipc.set(channel, h),
-      removeHandler: (channel: string) => void f.ipc.delete(channel),
-    } as never,
+    ipcMain: ipcMain as never,
     createNotification: (options) => {
       const n = new FakeNotification(options);
       f.notifications.push(n);
@@ -305,12 +516,11 @@ export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; pl
   return Object.assign(f, {
     deps,
     invoke(target: FakeWindow | FakeWebContents, method: string, args: unknown[], frame?: { url: string; parent: unknown } | null) {
-      const h = f.ipc.get(`progress-desk:${method}`);
-      if (!h) throw new Error(`no handler for ${method}`);
       const sender = target instanceof FakeWindow ? target.webContents : target;
       // Like Electron: the sender's top frame shows what the window loaded last.
       const shown = (target instanceof FakeWindow ? target.urls.at(-1) : undefined) ?? "app://desk/popover.html";
-      return Promise.resolve(h({ sender, senderFrame: frame === undefined ? { url: shown, parent: null } : frame }, ...args));
+      const senderFrame = frame === undefined ? { url: shown, parent: null } : frame;
+      return ipcMain.invoke(`progress-desk:${method}`, { sender, senderFrame } as unknown as SenderEvent, ...args);
     },
   });
 }

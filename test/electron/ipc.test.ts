@@ -4,28 +4,7 @@ import { describe, test } from "node:test";
 import type { IpcMain, WebContents } from "electron";
 import { broadcast, isTrustedSender, pageOfSender, registerIpc, UntrustedSenderError, type SenderEvent } from "../../main/electron/ipc.ts";
 import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type DeskMethod } from "../../common/contract.ts";
-
-type Handler = (event: SenderEvent, ...args: unknown[]) => unknown;
-
-/** A FAKE ipcMain: one handler per channel, like Electron (a second `handle` throws). */
-class FakeIpcMain {
-  readonly handlers = new Map<string, Handler>();
-  readonly removed: string[] = [];
-  handle(channel: string, handler: Handler): void {
-    if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
-    this.handlers.set(channel, handler);
-  }
-  removeHandler(channel: string): void {
-    this.removed.push(channel);
-    this.handlers.delete(channel);
-  }
-  /** What the renderer's `ipcRenderer.invoke(channel, ...args)` would get. */
-  async invoke(channel: string, event: SenderEvent, ...args: unknown[]): Promise<unknown> {
-    const h = this.handlers.get(channel);
-    if (!h) throw new Error(`No handler registered for '${channel}'`);
-    return h(event, ...args);
-  }
-}
+import { FakeIpcMain } from "./fake-electron.ts";
 
 type FakeFrame = { url: string; parent: FakeFrame | null };
 

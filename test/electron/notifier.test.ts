@@ -1,31 +1,10 @@
 // Desktop notifications (main/electron/notifier.ts): what is shown, clicks opening the card, refusals falling back to the tray, and the cap on live notifications. FAKE Notification objects stand in for Electron's.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { NotificationConstructorOptions } from "electron";
 import type { Notice } from "../../main/core/notification-policy.ts";
 import { Notifier, type NotificationLike } from "../../main/electron/notifier.ts";
 import type { CardRef } from "../../common/contract.ts";
-import { fakeEvent, FakeEmitter } from "./fakes-unit.ts";
-
-/** A FAKE Electron Notification. */
-class FakeNotification extends FakeEmitter {
-  shows = 0;
-  closes = 0;
-  /** Set to have the OS refuse it as soon as it is shown. */
-  failOnShow: string | null = null;
-  readonly options: NotificationConstructorOptions;
-  constructor(options: NotificationConstructorOptions) {
-    super();
-    this.options = options;
-  }
-  show(): void {
-    this.shows++;
-    if (this.failOnShow !== null) this.emit("failed", fakeEvent(), this.failOnShow);
-  }
-  close(): void {
-    this.closes++;
-  }
-}
+import { fakeEvent, FakeNotification } from "./fake-electron.ts";
 
 const card = (n: number): CardRef => ({ gatewayId: "home", sessionKey: `agent:main:task-${n}`, agentId: "main" });
 const notice = (n: number, overrides: Partial<Notice> = {}): Notice => ({

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { PageWindowController, type PageWindow, type PageWindowDeps } from "../../main/electron/page-window.ts";
 import type { Rect } from "../../main/electron/window-geometry.ts";
-import { FakeWindow, ManualScheduler } from "./fakes-unit.ts";
+import { FakeWindow, ManualScheduler } from "./fake-electron.ts";
 
 const A: Rect = { x: 0, y: 0, width: 1440, height: 900 };
 const PREFERRED = { width: 900, height: 640 };

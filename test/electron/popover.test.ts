@@ -5,7 +5,7 @@ import type { Screen } from "electron";
 import { POPOVER_BLUR_GUARD_MS, POPOVER_IDLE_DESTROY_MS, PopoverController, type PopoverDeps, type PopoverWindow } from "../../main/electron/popover.ts";
 import type { Rect } from "../../main/electron/window-geometry.ts";
 import type { CardRef } from "../../common/contract.ts";
-import { FakeWindow, ManualScheduler } from "./fakes-unit.ts";
+import { FakeWindow, ManualScheduler } from "./fake-electron.ts";
 
 const MAC: Rect = { x: 0, y: 25, width: 1440, height: 875 };
 const TRAY: Rect = { x: 1000, y: 0, width: 24, height: 22 };

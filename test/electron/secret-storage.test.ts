@@ -6,39 +6,7 @@ import { dirname, join } from "node:path";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { CredentialVault } from "../../main/core/vault.ts";
 import { osProtection, safeStorageFile, UNPROTECTED_WARNING, type SafeStorageLike } from "../../main/electron/secret-storage.ts";
-
-type Backend = ReturnType<SafeStorageLike["getSelectedStorageBackend"]>;
-
-/**
- * A FAKE safeStorage: ciphertext is `<key>:` + base64(plaintext), so it is reversible
- * but never contains the plaintext. Decrypting text under an older key works and asks
- * for re-encryption, as Electron does after a key rotation.
- */
-class FakeSafeStorage {
-  available = true;
-  backend: Backend = "gnome_libsecret";
-  key = "K1";
-  failDecrypt: string | null = null;
-  encrypts = 0;
-  decrypts = 0;
-  async isAsyncEncryptionAvailable(): Promise<boolean> {
-    return this.available;
-  }
-  getSelectedStorageBackend(): Backend {
-    return this.backend;
-  }
-  async encryptStringAsync(plain: string): Promise<Buffer> {
-    this.encrypts++;
-    return Buffer.from(`${this.key}:${Buffer.from(plain, "utf8").toString("base64")}`, "utf8");
-  }
-  async decryptStringAsync(encrypted: Buffer): Promise<{ result: string; shouldReEncrypt: boolean }> {
-    this.decrypts++;
-    if (this.failDecrypt !== null) throw new Error(this.failDecrypt);
-    const m = /^(K\d+):(.*)$/s.exec(encrypted.toString("utf8"));
-    if (!m) throw new Error("Error while decrypting the ciphertext provided to safeStorage.decryptString.");
-    return { result: Buffer.from(m[2]!, "base64").toString("utf8"), shouldReEncrypt: m[1] !== this.key };
-  }
-}
+import { FakeSafeStorage } from "./fake-electron.ts";
 
 const asSafe = (f: FakeSafeStorage): SafeStorageLike => f as unknown as SafeStorageLike;
 const SECRET = JSON.stringify({ "gateway-token:home": "tok-PLAINTEXT-123", "device-token": "dev-SECRET-456" });

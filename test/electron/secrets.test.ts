@@ -13,7 +13,8 @@ import { startShell, type Shell } from "../../main/electron/shell.ts";
 import { helloOk, startFakeGateway, type FakeGateway } from "../faults/fake-gateway.ts";
 import { startTrapGateway } from "../faults/trap-gateway.ts";
 import { until } from "../harness/until.ts";
-import { fakeElectron, fakeSafeStorage, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
+import type { SafeStorageLike } from "../../main/electron/secret-storage.ts";
+import { fakeElectron, FakeSafeStorage, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
 
 const cleanups: (() => unknown)[] = [];
 after(async () => {
@@ -31,8 +32,8 @@ async function homeGateway(): Promise<FakeGateway> {
   return home;
 }
 
-async function launch(dir: string, home: FakeGateway, safeStorage = fakeSafeStorage, store?: Map<string, unknown>): Promise<{ f: FakeElectron; shell: Shell; win: FakeWindow }> {
-  const f = fakeElectron({ dataDir: dir, env: { OPENCLAW_GATEWAY_URL: home.url, HOME: dir }, safeStorage });
+async function launch(dir: string, home: FakeGateway, safeStorage = new FakeSafeStorage(), store?: Map<string, unknown>): Promise<{ f: FakeElectron; shell: Shell; win: FakeWindow }> {
+  const f = fakeElectron({ dataDir: dir, env: { OPENCLAW_GATEWAY_URL: home.url, HOME: dir }, safeStorage: safeStorage as unknown as SafeStorageLike });
   for (const [k, v] of store ?? []) f.store.set(k, v);
   const shell = await startShell(f.deps);
   cleanups.push(() => shell.shutdown());
@@ -76,10 +77,11 @@ describe("saved secrets stay with their server (over IPC)", () => {
 });
 
 /** A FAKE safeStorage that works on launch 1 and then loses its key, in one of two ways. */
-function brokenKeychain(how: "unavailable" | "decrypt throws") {
-  return how === "unavailable"
-    ? { ...fakeSafeStorage, isAsyncEncryptionAvailable: async () => false }
-    : { ...fakeSafeStorage, decryptStringAsync: async () => Promise.reject(new Error("Error while decrypting the ciphertext provided to safeStorage.decryptString.")) };
+function brokenKeychain(how: "unavailable" | "decrypt throws"): FakeSafeStorage {
+  const safe = new FakeSafeStorage();
+  if (how === "unavailable") safe.available = false;
+  else safe.failDecrypt = "Error while decrypting the ciphertext provided to safeStorage.decryptString.";
+  return safe;
 }
 
 describe("the keychain fails between launches (over IPC)", () => {
@@ -98,7 +100,7 @@ describe("the keychain fails between launches (over IPC)", () => {
       const bytes = readFileSync(file);
 
       // Launch 2: the keychain is gone (or the file damaged).
-      const two = await launch(dir, home, how === "corrupted file" ? fakeSafeStorage : brokenKeychain(how), one.f.store);
+      const two = await launch(dir, home, how === "corrupted file" ? new FakeSafeStorage() : brokenKeychain(how), one.f.store);
       const s = (await two.f.invoke(two.win, "getSettings", [])) as Settings;
       assert.equal(s.credentialStorage, "unavailable");
       assert.equal(s.gateways.length, 1, "the Gateway is still listed");

@@ -12,7 +12,7 @@ import { POPOVER_BLUR_GUARD_MS } from "../../main/electron/popover.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
-import { fakeElectron, type FakeElectron, type FakeMenu, type FakeTray, type FakeWindow } from "./fake-electron.ts";
+import { fakeElectron, fakeEvent, type FakeElectron, type FakeMenu, type FakeTray, type FakeWindow } from "./fake-electron.ts";
 import { until } from "../harness/until.ts";
 
 let gw: TestGateway;
@@ -60,11 +60,11 @@ describe("tray (P1) from real cards", () => {
     // Written outside any run, the unfinished card is paused (R6): it needs a look.
     assert.match(tray().image, /attentionTemplate\.png$/);
     assert.ok(menuLabels().some((l) => / — paused at Step 2 \(1\/3\)$/.test(l)), menuLabels().join(" | "));
-    const imageCalls = tray().calls.setImage;
+    const imageCalls = tray().count("setImage");
 
     await agent.put(key, { plan: plan("completed", "completed", "completed") });
     await until("ready icon", () => /readyTemplate\.png$/.test(tray().image));
-    assert.equal(tray().calls.setImage, imageCalls + 1, "setImage only when the icon changes");
+    assert.equal(tray().count("setImage"), imageCalls + 1, "setImage only when the icon changes");
     const done = await until("completion notice", () => f.notifications.find((n) => /complet/i.test(n.options.body ?? "")));
     assert.ok(done.shown);
     assert.ok(f.notifications.filter((n) => /complet/i.test(n.options.body ?? "")).length === 1, "one completion notice");
@@ -75,7 +75,7 @@ describe("tray (P1) from real cards", () => {
     const win = await until("popover window", popoverWindow);
     await until("popover visible", () => win.visible);
     assert.equal(win.urls[0], "app://desk/popover.html");
-    assert.deepEqual(win.position, [821, 28], "centred under the icon (1000 + 11 − 190), just below the menu bar");
+    assert.deepEqual(win.positions.at(-1), [821, 28, false], "centred under the icon (1000 + 11 − 190), just below the menu bar");
     assert.equal(win.options.webPreferences.sandbox, true);
     assert.equal(win.options.webPreferences.contextIsolation, true);
     assert.equal(win.options.webPreferences.nodeIntegration, false);
@@ -133,7 +133,7 @@ describe("tray (P1) from real cards", () => {
     await until("ready", () => model().icon === "ready");
     assert.equal(model().badge, 0, "a finished card alone is no badge");
     // The OS refuses it: the milestone must not be lost, the tray asks for a look instead.
-    refused.emit("failed", "not authorized");
+    refused.emit("failed", fakeEvent(), "not authorized");
     await until("attention", () => model().icon === "attention");
     assert.equal(model().badge, 1);
     assert.match(tray().image, /attentionTemplate\.png$/);
@@ -177,8 +177,8 @@ describe("pages over IPC", () => {
 
   test("links from a page open only in the system browser, and only http, https, mailto; windows never navigate", async () => {
     const win = popoverWindow()!;
-    assert.equal(win.webContents.emit("will-navigate").defaultPrevented, true, "no page navigates its window");
-    assert.equal(win.webContents.emit("will-redirect").defaultPrevented, true);
+    assert.equal(win.webContents.navigate("https://openclaw.ai/"), true, "no page navigates its window");
+    assert.equal(win.webContents.navigate("https://openclaw.ai/", "will-redirect"), true);
     assert.equal(win.webContents.openHandler!({ url: "https://openclaw.ai/docs" }).action, "deny");
     assert.equal(win.webContents.openHandler!({ url: "javascript:alert(1)" }).action, "deny");
     assert.ok(f.opened.includes("https://openclaw.ai/docs"));
@@ -201,8 +201,7 @@ describe("dashboard, settings and the app (P3, S3)", () => {
     dash.moveTo({ x: 300, y: 200, width: 640, height: 480 });
     await until("frame saved", () => (f.store.get("windows") as Record<string, { x: number }>).dashboard?.x === 300);
     // Closing hides (the app keeps running); it is not destroyed.
-    const close = dash.emit("close");
-    assert.equal(close.defaultPrevented, true);
+    assert.equal(dash.userClose(), true, "the close is prevented");
     assert.equal(dash.visible, false);
     assert.equal(dash.destroyed, false);
   });
@@ -259,9 +258,9 @@ describe("tray glyphs and the OS appearance", () => {
       assert.match(t.image, /Template\.png$/);
       fe.theme.set(true);
       assert.match(t.image, /White\.png$/);
-      const calls = t.calls.setImage;
+      const calls = t.count("setImage");
       fe.theme.set(true); // "updated" fires for other reasons too: nothing changes, nothing is set
-      assert.equal(t.calls.setImage, calls);
+      assert.equal(t.count("setImage"), calls);
       fe.theme.set(false);
       assert.match(t.image, /Template\.png$/);
     } finally {
@@ -283,9 +282,9 @@ describe("tray glyphs and the OS appearance", () => {
     try {
       const t = fe.trays[0]!;
       assert.match(t.image, /Template\.png$/);
-      const calls = t.calls.setImage;
+      const calls = t.count("setImage");
       fe.theme.set(false);
-      assert.equal(t.calls.setImage, calls);
+      assert.equal(t.count("setImage"), calls);
       assert.match(t.image, /Template\.png$/);
     } finally {
       await stop();

@@ -5,7 +5,7 @@ import type { KeyboardEvent, Menu, MenuItem, MenuItemConstructorOptions } from "
 import type { TrayIconState, TrayModel } from "../../main/core/tray-model.ts";
 import { menuTemplate, TrayController, type TrayActions, type TrayLike } from "../../main/electron/tray.ts";
 import type { CardRef } from "../../common/contract.ts";
-import { FakeEmitter } from "./fakes-unit.ts";
+import { FakeTray, type FakeMenu } from "./fake-electron.ts";
 
 const refA: CardRef = { gatewayId: "home", sessionKey: "agent:main:a", agentId: "main" };
 const refB: CardRef = { gatewayId: "work", sessionKey: "agent:ops:b", agentId: null };
@@ -180,39 +180,6 @@ describe("menuTemplate", () => {
   });
 });
 
-/** A FAKE Tray with a call log. */
-class FakeTray extends FakeEmitter {
-  readonly calls: [string, ...unknown[]][] = [];
-  readonly iconPath: string;
-  constructor(iconPath: string) {
-    super();
-    this.iconPath = iconPath;
-  }
-  setImage(p: string): void {
-    this.calls.push(["setImage", p]);
-  }
-  setTitle(title: string, options?: unknown): void {
-    this.calls.push(["setTitle", title, options]);
-  }
-  setToolTip(t: string): void {
-    this.calls.push(["setToolTip", t]);
-  }
-  setContextMenu(menu: unknown): void {
-    this.calls.push(["setContextMenu", menu]);
-  }
-  popUpContextMenu(menu?: unknown): void {
-    this.calls.push(["popUpContextMenu", menu]);
-  }
-  getBounds() {
-    return { x: 1000, y: 0, width: 24, height: 22 };
-  }
-  destroy(): void {
-    this.calls.push(["destroy"]);
-  }
-}
-
-type FakeMenu = { id: number; template: MenuItemConstructorOptions[] };
-
 function setup(platform: NodeJS.Platform, initial?: TrayIconState) {
   const trays: FakeTray[] = [];
   const menus: FakeMenu[] = [];
@@ -225,7 +192,7 @@ function setup(platform: NodeJS.Platform, initial?: TrayIconState) {
         return t as unknown as TrayLike;
       },
       buildMenu: (template) => {
-        const m = { id: menus.length + 1, template };
+        const m: FakeMenu = { id: menus.length + 1, items: template };
         menus.push(m);
         return m as unknown as Menu;
       },
@@ -260,7 +227,7 @@ describe("TrayController", () => {
       ["setTitle", "2/5 Repair session owner", { fontType: "monospacedDigit" }],
       ["setToolTip", "Progress Desk — 1 item needs a look, 1 working"],
     ]);
-    assert.deepEqual(shape(menus[0]!.template), shape(menuTemplate(m, recordingActions().actions, "darwin")));
+    assert.deepEqual(shape(menus[0]!.items), shape(menuTemplate(m, recordingActions().actions, "darwin")));
     assert.equal(controller.current, m);
   });
 
@@ -302,7 +269,7 @@ describe("TrayController", () => {
         trays.push(t);
         return t as unknown as TrayLike;
       },
-      buildMenu: (template) => ({ template }) as unknown as Menu,
+      buildMenu: (template) => ({ id: 1, items: template }) as unknown as Menu,
       iconPath: (state) => `icons/${state}${variant}.png`,
       platform: "linux",
       actions: recordingActions().actions,
@@ -367,7 +334,7 @@ describe("TrayController", () => {
     controller.render(model());
     assert.deepEqual(names(), ["setImage", "setToolTip", "setContextMenu"]);
     assert.deepEqual(tray.calls.at(-1), ["setContextMenu", menus[0]]);
-    assert.equal(menus[0]!.template[0]?.label, "Show Task Progress");
+    assert.equal(menus[0]!.items[0]?.label, "Show Task Progress");
     controller.render(model());
     assert.equal(names().length, 3);
     controller.render(model({ moreCards: 1 }));
@@ -389,13 +356,14 @@ describe("TrayController", () => {
   test("the built menu's items call the controller's actions", () => {
     const { controller, menus, log } = setup("darwin");
     controller.render(model());
-    click(menus[0]!.template.find((i) => i.label === "Quit Progress Desk"));
-    click(menus[0]!.template[0]);
+    click(menus[0]!.items.find((i) => i.label === "Quit Progress Desk"));
+    click(menus[0]!.items[0]);
     assert.deepEqual(log, ["quit", "openCard home/agent:main:a"]);
   });
 
   test("bounds and destroy go to the tray", () => {
     const { controller, tray } = setup("darwin");
+    tray.bounds = { x: 1000, y: 0, width: 24, height: 22 };
     assert.deepEqual(controller.bounds(), { x: 1000, y: 0, width: 24, height: 22 });
     controller.destroy();
     assert.deepEqual(tray.calls, [["destroy"]]);

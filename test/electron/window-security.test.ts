@@ -3,33 +3,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Session, WebContents } from "electron";
 import { isAllowedRequest, lockNavigation, lockSession, secureWebPreferences, type LockableSession, type NavigationTarget } from "../../main/electron/window-security.ts";
-import { fakeEvent, FakeEmitter } from "./fakes-unit.ts";
+import { fakeEvent, FakeWebContents } from "./fake-electron.ts";
 
-type OpenHandler = (details: { url: string }) => { action: string };
-
-/** A FAKE webContents: records listeners and the window-open handler. */
-class FakeContents extends FakeEmitter {
-  openHandler: OpenHandler | null = null;
-  openHandlerSets = 0;
-  setWindowOpenHandler(handler: OpenHandler): void {
-    this.openHandler = handler;
-    this.openHandlerSets++;
-  }
-
-  navigate(url: string): boolean {
-    const event = fakeEvent({ url, isMainFrame: true, isSameDocument: false });
-    this.emit("will-navigate", event, url);
-    return event.defaultPrevented;
-  }
-
-  open(url: string): { action: string } {
-    assert.ok(this.openHandler, "a window-open handler is set");
-    return this.openHandler({ url });
-  }
-}
-
-function locked(): { contents: FakeContents; opened: string[] } {
-  const contents = new FakeContents();
+function locked(): { contents: FakeWebContents; opened: string[] } {
+  const contents = new FakeWebContents();
   const opened: string[] = [];
   lockNavigation(contents as unknown as NavigationTarget & WebContents, (url) => opened.push(url));
   return { contents, opened };

@@ -1,0 +1,41 @@
+// The core the shell runs on: the credential vault (OS-encrypted through safeStorage), the
+// settings and window frames kept in electron-store, the Gateway found on this machine and
+// the desk that connects to Gateways. Nothing here starts a connection: the shell does,
+// once every listener is in place.
+import { join } from "node:path";
+import { ProgressDesk } from "../../core/desk.ts";
+import { discoverGateway, type Discovered } from "../../core/discovery.ts";
+import { SettingsStore } from "../../core/settings.ts";
+import { CredentialVault } from "../../core/vault.ts";
+import { safeStorageFile, type SafeStorageLike } from "../secret-storage.ts";
+import { storeSettingsBackend, storeWindowFrames, type KeyValueStore, type WindowFrames } from "../store-backend.ts";
+
+export type CoreContext = {
+  platform: NodeJS.Platform;
+  env: NodeJS.ProcessEnv;
+  /** The app's data folder (userData): credentials live here. */
+  dataDir: string;
+  clientVersion: string;
+  store: KeyValueStore;
+  safeStorage: SafeStorageLike;
+  warn: (message: string) => void;
+};
+
+export type Core = {
+  vault: CredentialVault;
+  settings: SettingsStore;
+  frames: WindowFrames;
+  discovered: Discovered;
+  desk: ProgressDesk;
+};
+
+export async function setupCore(ctx: CoreContext): Promise<Core> {
+  const file = await safeStorageFile(join(ctx.dataDir, "credentials.json"), ctx.safeStorage, ctx.platform, ctx.warn);
+  const vault = await CredentialVault.open(file);
+  const settings = new SettingsStore(storeSettingsBackend(ctx.store), vault);
+  const frames = storeWindowFrames(ctx.store);
+  const discovered = discoverGateway({ env: ctx.env });
+  for (const note of discovered.notes) ctx.warn(`Progress Desk: ${note}`);
+  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: ctx.clientVersion, platform: ctx.platform });
+  return { vault, settings, frames, discovered, desk };
+}

@@ -1,0 +1,75 @@
+// Desktop notifications: the policy decides which card changes are milestones worth a
+// notice (and when), the notifier shows them through the OS. A click opens that card in
+// the popover; a notice the OS refuses becomes the tray's attention state. With several
+// Gateways a notice's title names the Gateway.
+import type { NotificationConstructorOptions } from "electron";
+import type { CardRef, Settings } from "../../../common/contract.ts";
+import { NotificationPolicy, type PolicyOptions } from "../../core/notification-policy.ts";
+import type { DeskChange, DeskSnapshot, Unsubscribe } from "../../../common/model.ts";
+import { Notifier, type NotificationLike } from "../notifier.ts";
+import type { Schedule } from "../popover.ts";
+import type { Attention } from "./attention.ts";
+
+/** The throttle windows tests may shorten. */
+export type PolicyTuning = Partial<
+  Pick<PolicyOptions, "perSessionIntervalMs" | "globalWindowMs" | "globalMaxPerWindow" | "awayThresholdMs">
+>;
+
+export type NotificationsContext = {
+  desk: { snapshot(): DeskSnapshot; subscribe(listener: (change: DeskChange) => void): Unsubscribe };
+  settings: { view(): Pick<Settings, "notifications"> };
+  attention: Pick<Attention, "isVisibleInFocusedWindow" | "flagRefused">;
+  /** Opens the popover, on this card if there is one (a notice was clicked). */
+  openCard: (card: CardRef | undefined) => void;
+  createNotification: (options: NotificationConstructorOptions) => NotificationLike;
+  notificationsSupported: () => boolean;
+  now: () => number;
+  schedule: Schedule;
+  policy?: PolicyTuning;
+};
+
+export type Notifications = {
+  notifier: Notifier;
+  policy: NotificationPolicy;
+  dispose(): void;
+};
+
+export function setupNotifications(ctx: NotificationsContext): Notifications {
+  const notifier = new Notifier({
+    create: ctx.createNotification,
+    isSupported: ctx.notificationsSupported,
+    onClick: (card) => ctx.openCard(card ?? undefined),
+    onRefused: (notice, reason) => ctx.attention.flagRefused(notice.card, reason),
+  });
+  const gatewayLabels = new Map<string, string>();
+  const refreshLabels = (): void => {
+    gatewayLabels.clear();
+    for (const g of ctx.desk.snapshot().gateways) gatewayLabels.set(g.id, g.label);
+  };
+  const policy = new NotificationPolicy({
+    ...ctx.policy,
+    now: ctx.now,
+    schedule: ctx.schedule,
+    deliver: (notice) => notifier.deliver(notice),
+    settings: () => ctx.settings.view().notifications,
+    isVisibleInFocusedWindow: (ref) => ctx.attention.isVisibleInFocusedWindow(ref),
+    gatewayLabel: (id) => gatewayLabels.get(id) ?? null,
+    gatewayCount: () => gatewayLabels.size,
+  });
+
+  refreshLabels();
+  const unsubscribe = ctx.desk.subscribe((change) => {
+    if (change.type === "gateways") refreshLabels();
+    if (change.type === "activity") policy.observeActivity(change.activity);
+    if (change.type === "card") policy.observe(change.entry);
+  });
+
+  return {
+    notifier,
+    policy,
+    dispose() {
+      unsubscribe();
+      policy.dispose();
+    },
+  };
+}

@@ -30,7 +30,7 @@ export const MODULES: Module[] = [
     tests: ["notification-policy", "notification-policy-rules", "notification-decisions"],
   },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
-  { name: "glance", mutate: ["common/glance.ts"], tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"] },
+  { name: "glance", mutate: ["common/glance.ts", "common/note-line.ts"], tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"] },
   { name: "truncate", mutate: ["common/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
   { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },

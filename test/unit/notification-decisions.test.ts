@@ -35,14 +35,16 @@ describe("milestones", () => {
     const before = knowing(at(2, steps("in_progress", "pending")));
     assert.deepEqual(detect(before, at(3, steps("completed", "in_progress")), 0), ["stepCompleted"]);
     assert.deepEqual(detect(before, at(3, steps("completed", "completed")), 0), ["allCompleted"]);
-    const failed = entry({ card: card({ revision: 3, updatedAt: T0 + 3, steps: steps("in_progress", "pending") }), run: endedRun("failed") });
+    const failedCard = card({ revision: 3, updatedAt: T0 + 3, steps: steps("in_progress", "pending") });
+    const failed = entry({ card: failedCard, run: endedRun("failed") });
     assert.deepEqual(detect(before, failed, 0), ["pausedOrBlocked"]);
     assert.equal(detect(before, at(1, steps("completed", "completed")), 0), null);
   });
 
   test("a lower revision written later is a reset: a new card", () => {
     const before = knowing(at(5, steps("completed", "in_progress")));
-    assert.deepEqual(detect(before, entry({ card: card({ revision: 1, updatedAt: T0 + 9, steps: steps("in_progress") }) }), 0), ["newCard"]);
+    const reset = entry({ card: card({ revision: 1, updatedAt: T0 + 9, steps: steps("in_progress") }) });
+    assert.deepEqual(detect(before, reset, 0), ["newCard"]);
   });
 
   test("the same card reappearing after a clear is nothing; another one is new", () => {
@@ -154,7 +156,8 @@ describe("notice text", () => {
 
   test("a stall says its flag's text; several cards are tallied, strongest first", () => {
     const e = at(3, steps("in_progress"));
-    assert.equal(noticeBody([{ pending: pending(e, ["noProgress"]), kind: "noProgress", stallText: "Shell · make (5×)" }], null), "No progress · Shell · make (5×)");
+    const stalled = { pending: pending(e, ["noProgress"]), kind: "noProgress" as const, stallText: "Shell · make (5×)" };
+    assert.equal(noticeBody([stalled], null), "No progress · Shell · make (5×)");
     const two = [
       { pending: pending(e, ["newCard"], { key: "a", updates: 2 }), kind: "newCard" as const, stallText: undefined },
       { pending: pending(at(4, steps("completed")), ["allCompleted"], { key: "b" }), kind: "allCompleted" as const, stallText: undefined },

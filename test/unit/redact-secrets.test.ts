@@ -18,9 +18,9 @@ describe("redactSecrets", () => {
       ["echo aGVsbG8gd29ybGQgdGhpcyBpcyBiYXNlNjQgZGF0YQ3Z", "echo ***"],
       ["git show 3f2a9c1d4e5b6a7980f1e2d3c4b5a69788776655", "git show ***"],
     ]);
-    for (const plain of ["git commit --author Ann -m fix", "lines 1-5 from docs/guide.md", "run sleep 1 → print text", "node --check /tmp/app.js", "a=1 npm test"]) {
-      assert.equal(redactSecrets(plain), plain);
-    }
+    const plain = ["git commit --author Ann -m fix", "lines 1-5 from docs/guide.md", "run sleep 1 → print text"];
+    plain.push("node --check /tmp/app.js", "a=1 npm test");
+    for (const text of plain) assert.equal(redactSecrets(text), text);
   });
 
   test("Authorization headers keep their scheme word and lose the value", () => {

@@ -231,6 +231,9 @@ export type BoardsState = {
 // ——— actions ———
 
 /** What a dismiss came to (main/core/actions.ts). */
+/** A1: the question the Gateway's refusal of a conditional clear makes the app ask (core and card alike). */
+export const CONFIRM_CLEAR_QUESTION = "Clear this saved progress for everyone?";
+
 export type DismissResult =
   | { outcome: "cleared" }
   /** Unfinished, paused or note-only: ask first, then call again with confirmed. */

@@ -1,7 +1,7 @@
 // `progress-desk watch` (T1): the core without Electron, in a terminal.
 import { join } from "node:path";
 import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
-import { discoverGateway } from "../core/discovery.ts";
+import { discoverGateway, discoveredGateway } from "../core/discovery.ts";
 import type { ConnectionState, DeskChange } from "../../common/model.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
 import { vaultNotice } from "./vault-notice.ts";
@@ -43,10 +43,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
     },
   });
   for (const note of discovered.notes) io.stderr.write(`progress-desk: ${note}\n`);
-  const gateway: GatewayConfig = { url: discovered.url };
-  if (discovered.token) gateway.token = discovered.token;
-  if (discovered.password) gateway.password = discovered.password;
-  if (discovered.bootstrapToken) gateway.bootstrapToken = discovered.bootstrapToken;
+  const gateway: GatewayConfig = discoveredGateway(discovered);
 
   const credentialsFile = join(dataHome(io.env), "credentials.json");
   const vault = await CredentialVault.open(fileStorage(credentialsFile));

@@ -3,9 +3,9 @@ import { randomUUID } from "node:crypto";
 import { parseCard } from "./card.ts";
 import type { CardStore } from "./card-store.ts";
 import { errorFacts } from "./connection-state.ts";
-import type { CardEntry, DismissResult, ProgressCard, RefreshState } from "../../common/model.ts";
+import { CONFIRM_CLEAR_QUESTION, type CardEntry, type DismissResult, type ProgressCard, type RefreshState } from "../../common/model.ts";
 
-export const CONFIRM_CLEAR_QUESTION = "Clear this saved progress for everyone?";
+export { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 export const DEFAULT_REFRESH_TIMEOUT_MS = 120_000;
 const REFRESH_TERMINAL = "PROGRESS_CARD_REFRESH_TERMINAL";
 

@@ -8,8 +8,11 @@
 // session, a capped number of sessions, and changes coalesced per session so a tool that
 // emits ten updates a second costs a few emits a second. No timers of its own: the caller
 // injects `now` and `schedule`, and calls `tick()` while `needsTick()` says so.
+//
+// This file is the tracker; its pure parts live in activity/: tool-labels.ts (glyph and verb
+// per tool), redact-secrets.ts (the security rule every detail passes), fingerprint.ts
+// ("same call" for the stall detector) and payload.ts (reading an event's fields and details).
 
-import { stripInvisible } from "../../common/strip.ts";
 import { truncate } from "../../common/truncate.ts";
 import type { ActivityGlyph, ActivityLine, ActivityMode, CommandText, SessionActivity, SessionInfo, StallFlag } from "../../common/model.ts";
 import {
@@ -24,8 +27,12 @@ import {
   type StallOptions,
 } from "./stall-detector.ts";
 import { isOnGateway, sessionOnGatewayKey } from "../../common/keys.ts";
+import { kindOf, type ToolKind } from "./activity/tool-labels.ts";
+import { argsFingerprint, summaryFingerprint } from "./activity/fingerprint.ts";
+import { cleanDetail, detailFromArgs, isObj, str, type Obj } from "./activity/payload.ts";
 
 export type { StallOptions } from "./stall-detector.ts";
+export { redactSecrets } from "./activity/redact-secrets.ts";
 
 
 export type ActivityOptions = {
@@ -104,153 +111,6 @@ type Session = {
   lastEmitAt: number;
   cancel: (() => void) | null;
 };
-
-type ToolKind = { glyph: ActivityGlyph; verb: string; command?: boolean; lead?: RegExp; noDetail?: boolean };
-
-const SHELL: ToolKind = { glyph: "shell", verb: "Shell", command: true };
-const TOOLS: Record<string, ToolKind> = {
-  read: { glyph: "read", verb: "Read", lead: /^from\s+/i },
-  write: { glyph: "write", verb: "Write", lead: /^to\s+/i },
-  file_write: { glyph: "write", verb: "Write", lead: /^to\s+/i },
-  edit: { glyph: "edit", verb: "Edit", lead: /^in\s+/i },
-  apply_patch: { glyph: "edit", verb: "Patch", lead: /^(in|to)\s+/i },
-  exec: SHELL,
-  bash: SHELL,
-  shell: SHELL,
-  process: SHELL,
-  ls: { glyph: "list", verb: "List" },
-  dir_list: { glyph: "list", verb: "List" },
-  web_search: { glyph: "search", verb: "Web search", lead: /^for\s+/i },
-  memory_search: { glyph: "search", verb: "Memory search", lead: /^for\s+/i },
-  sessions_search: { glyph: "search", verb: "Session search", lead: /^for\s+/i },
-  tool_search: { glyph: "search", verb: "Tool search", lead: /^for\s+/i },
-  web_fetch: { glyph: "web", verb: "Fetch", lead: /^from\s+/i },
-  file_fetch: { glyph: "web", verb: "Fetch", lead: /^from\s+/i },
-  dir_fetch: { glyph: "web", verb: "Fetch", lead: /^from\s+/i },
-  browser: { glyph: "web", verb: "Browser" },
-  progress_card: { glyph: "card", verb: "Progress card", noDetail: true },
-  update_plan: { glyph: "plan", verb: "Plan" },
-  create_goal: { glyph: "plan", verb: "Goal" },
-  update_goal: { glyph: "plan", verb: "Goal" },
-  get_goal: { glyph: "plan", verb: "Goal" },
-  sessions_spawn: { glyph: "agent", verb: "Sub-agent" },
-  subagents: { glyph: "agent", verb: "Sub-agents" },
-  message: { glyph: "message", verb: "Message" },
-  sessions_send: { glyph: "message", verb: "Message" },
-};
-
-function kindOf(tool: string): ToolKind {
-  return TOOLS[tool] ?? { glyph: "tool", verb: humanize(tool) };
-}
-
-/** `memory_get` → `Memory get`. */
-function humanize(name: string): string {
-  const words = name.replace(/[_\-.]+/g, " ").trim();
-  return words ? words[0]!.toUpperCase() + words.slice(1) : "Tool";
-}
-
-// --- Secrets -----------------------------------------------------------------------------
-
-const SECRET_NAME = /(token|passw(or)?d|passwd|secret|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth|credential|cookie|session[_-]?id|signature|^key$|_key$|-key$)/i;
-const MASK = "***";
-
-/**
- * Masks what looks like a secret in a short text (a command, a path, a URL): env
- * assignments (`NAME=value`), secret-named options and query parameters, credentials in
- * URLs, `Bearer` values, well-known key prefixes, and long hex or base64-like blobs.
- */
-export function redactSecrets(text: string): string {
-  let t = text;
-  // `Authorization: Bearer x`, `Bearer x`, `Basic x`.
-  t = t.replace(/\b(authorization\s*[:=]\s*)(?:(bearer|basic|token)\s+)?("[^"]*"|'[^']*'|[^\s"']+)/gi, (_m, a: string, s?: string) => `${a}${s ? `${s} ` : ""}${MASK}`);
-  t = t.replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, (_m, s: string) => `${s} ${MASK}`);
-  // user:password@ in URLs.
-  t = t.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, `$1${MASK}@`);
-  // Secret-named query parameters.
-  t = t.replace(/([?&;](?:[A-Za-z0-9]+[_.-])*(?:token|key|apikey|secret|password|passwd|sig|signature|auth|code|credential)(?:[_.-][A-Za-z0-9]+)*=)[^&#\s]+/gi, `$1${MASK}`);
-  // Env assignments: NAME=value (any upper-case name), also after `export`/`env`.
-  t = t.replace(/(^|[\s;&|(`])([A-Z][A-Z0-9_]*=)("[^"]*"|'[^']*'|[^\s;&|)`]+)/g, (_m, pre: string, name: string) => `${pre}${name}${MASK}`);
-  // Secret-named options (the word is a whole part of the name): --token x, --api-key=x;
-  // `--author` is not touched, nor `-p x` (too ambiguous).
-  t = t.replace(
-    /(--?(?:[A-Za-z0-9]+[-_])*(?:token|password|passwd|secret|apikey|key|auth|credentials?|cookie)(?:[-_][A-Za-z0-9]+)*)(=|\s+)("[^"]*"|'[^']*'|[^\s;&|]+)/gi,
-    (_m, opt: string, sep: string) => `${opt}${sep}${MASK}`,
-  );
-  // Secret-named JSON/YAML-ish fields: "token": "x", password: x.
-  t = t.replace(/((?:^|[\s{,"'])(?:[A-Za-z0-9]+[_-])*(?:token|password|passwd|secret|apikey|api[_-]key)["']?\s*:\s*)("[^"]*"|'[^']*'|[^\s,}]+)/gi, `$1${MASK}`);
-  // Well-known key shapes.
-  t = t.replace(/\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, MASK);
-  t = t.replace(/\b(gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|xox[abprs]-[A-Za-z0-9-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g, MASK);
-  // Long blobs: hex of 32+, or base64-like of 32+ mixing upper, lower and digits.
-  t = t.replace(/\b[0-9a-fA-F]{32,}\b/g, MASK);
-  t = t.replace(/[A-Za-z0-9+/_-]{32,}={0,2}/g, (m) => (/[A-Z]/.test(m) && /[a-z]/.test(m) && /[0-9]/.test(m) && !m.includes("/") ? MASK : m));
-  return t;
-}
-
-// --- Fingerprints (for "same tool, same arguments"; never shown, never the raw text) ------
-
-function hash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(36);
-}
-
-function stableArgs(value: unknown, depth = 0): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (depth > 4) return '"…"';
-  if (Array.isArray(value)) return `[${value.map((v) => stableArgs(v, depth + 1)).join(",")}]`;
-  const keys = Object.keys(value).filter((k) => !SECRET_NAME.test(k)).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableArgs((value as Record<string, unknown>)[k], depth + 1)}`).join(",")}}`;
-}
-
-// --- Payload reading ---------------------------------------------------------------------
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-
-/** One-line, invisible-free, redacted detail text, or null. */
-function cleanDetail(raw: unknown, lead?: RegExp): string | null {
-  const s = str(raw);
-  if (s === null) return null;
-  let t = stripInvisible(s)
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  if (lead) t = t.replace(lead, "");
-  // A summary that is only long enough to hold anything is already past a label's budget:
-  // cap it before redaction so a pathological argument costs little.
-  if (t.length > 2000) t = t.slice(0, 2000);
-  t = redactSecrets(t);
-  return t === "" ? null : t;
-}
-
-/** A label from a `tool` event's arguments, reading only a few known fields. */
-function detailFromArgs(tool: string, args: unknown): string | null {
-  if (!isObj(args)) return null;
-  const pick = (...names: string[]) => {
-    for (const n of names) {
-      const v = str(args[n]);
-      if (v !== null) return v;
-    }
-    return null;
-  };
-  const kind = kindOf(tool);
-  if (kind.noDetail) return null;
-  if (kind.command) return cleanDetail(pick("command", "cmd"));
-  if (kind.glyph === "search") {
-    const q = pick("query", "q");
-    return q === null ? null : cleanDetail(`"${q}"`);
-  }
-  if (kind.glyph === "web") return cleanDetail(pick("url", "path"));
-  return cleanDetail(pick("path", "file_path", "filePath", "file", "dir", "directory"));
-}
-
-// --- The tracker -------------------------------------------------------------------------
 
 export class ActivityTracker {
   private readonly opts: Required<Omit<ActivityOptions, "stall">> & { stall: StallOptions };
@@ -484,7 +344,7 @@ export class ActivityTracker {
     let changed = false;
     if (!call) {
       const source = str(data.meta) ?? (kind.noDetail ? "" : (str(data.title) ?? ""));
-      call = this.addCall(s, { id, tool, kind, detail, command, now, fingerprint: `${tool}:${hash(source)}`, fromToolStream: false });
+      call = this.addCall(s, { id, tool, kind, detail, command, now, fingerprint: summaryFingerprint(tool, source), fromToolStream: false });
       changed = true;
     } else if (call.fromToolStream || (detail !== null && detail !== call.detail)) {
       // The Gateway's own summary replaces a line made from arguments, or a revised one.
@@ -521,7 +381,7 @@ export class ActivityTracker {
         detail: detailFromArgs(tool, data.args),
         command,
         now,
-        fingerprint: `${tool}:${hash(stableArgs(data.args))}`,
+        fingerprint: argsFingerprint(tool, data.args),
         fromToolStream: true,
       });
       return true;

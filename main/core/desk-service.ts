@@ -4,7 +4,7 @@
 // the ones in Settings, else the zero-configuration local one (G1).
 import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../common/contract.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
-import type { Discovered } from "./discovery.ts";
+import { discoveredGateway, type Discovered } from "./discovery.ts";
 import type { SettingsStore } from "./settings.ts";
 
 export type DeskServiceOptions = {
@@ -29,12 +29,9 @@ export type DeskService = {
   gateways(): GatewayConfig[];
 };
 
+/** The zero-configuration Gateway, labelled "Local". */
 export function localGateway(discovered: Discovered): GatewayConfig {
-  const c: GatewayConfig = { url: discovered.url, label: "Local" };
-  if (discovered.token) c.token = discovered.token;
-  if (discovered.password) c.password = discovered.password;
-  if (discovered.bootstrapToken) c.bootstrapToken = discovered.bootstrapToken;
-  return c;
+  return discoveredGateway(discovered, "Local");
 }
 
 export function createDeskService(opts: DeskServiceOptions): DeskService {

@@ -22,6 +22,19 @@ export type Discovered = GatewayCredentials & {
   notes: string[];
 };
 
+/**
+ * A discovered Gateway as a Gateway config: its URL, an optional label, and only the
+ * credentials that were found (an absent one stays absent, never an empty string).
+ */
+export function discoveredGateway(discovered: Discovered, label?: string): GatewayCredentials & { label?: string } {
+  const c: GatewayCredentials & { label?: string } = { url: discovered.url };
+  if (label !== undefined) c.label = label;
+  if (discovered.token) c.token = discovered.token;
+  if (discovered.password) c.password = discovered.password;
+  if (discovered.bootstrapToken) c.bootstrapToken = discovered.bootstrapToken;
+  return c;
+}
+
 export type DiscoveryInput = {
   explicit?: Partial<GatewayCredentials>;
   env?: NodeJS.ProcessEnv;

@@ -1,57 +1,42 @@
 // Desktop notifications from confirmed card changes (N1–N6): milestones, not noise.
-// Pure: the shell feeds every DeskChange "card" entry to observe() and delivers what comes
-// out; time, timers, focus, labels and settings are injected.
+// Pure: the shell feeds every DeskChange "card" entry to observe() and each session's
+// activity to observeActivity(), and delivers what comes out; time, timers, focus, labels
+// and settings are injected.
 //
-// Rules chosen where the spec leaves room:
-// - A card is keyed by gatewayId + sessionKey + agentId; what the policy last knew of it
-//   survives reconnects, so offline → live with the same card is nothing. Freshness,
-//   errors and hidden entries never make a milestone; an entry older (updatedAt) than the
-//   card already known is ignored (C4: never go back).
-// - Baseline: a card seen for the first time is `newCard` only if it was written
-//   (updatedAt) at or after the policy started; a card reappearing after a clear is new
-//   only if it is not the cleared one again. A lower revision with a later updatedAt is a
-//   reset (C4) and so a new card too. A new card that is already complete or already
-//   stopped says so (the stronger milestone wins).
-// - One notice names the strongest milestone that is *still true* of the card's latest
-//   state (a pause followed by a resume is dropped, a "Started" whose card was cleared
-//   too). Completed or stopped work cleared by someone else is still told.
-// - Per session, one notice per interval; a card cleared and started again inside the
-//   window is another card and queues behind (at most two per session, intermediate ones
-//   dropped). Globally, beyond the cap everything waits for a free slot and goes out as
-//   one summary. Duplicates: the same kind for the same revision and update time (or the
-//   same failed refresh attempt) is never told twice, even if a state flips back and forth.
+// Module map (each decision in its own module under notifications/, this class wires them):
+//   milestones.ts   — which milestones a change makes, and whether one is still true (N1)
+//   coalesce.ts     — per-session throttle, coalescing of generations, the global cap
+//   quiet-hours.ts  — whether now is quiet, and when it ends
+//   away-summary.ts — what coming back does with what was held
+//   notice-text.ts  — every title and body (N5)
+//
+// Rules kept here, where the pieces meet:
+// - One notice names the strongest milestone still true of the card's latest state.
+//   Completed or stopped work cleared by someone else is still told.
 // - Own actions: for ownActionGraceMs after noteOwnAction(), that card's milestones are
-//   silent, and anything already queued for it is dropped (the person has just seen it).
-//   A failed refresh is the exception: it is the answer to the click, so it is still told
-//   unless the card is visible in a focused window (N3 decides, as for any milestone).
-// - N3 is checked when a milestone happens and again when a queued notice goes out; a
-//   card seen in a focused window also drops what was queued for it.
-// - Quiet hours [start, end) in local time, wrapping midnight; start = end means none.
-//   Held milestones go out as one summary when they end (timer, re-checked on fire), or
-//   on the next card change if quiet hours were switched off meanwhile. Away: held until
-//   back(); ≥ awayThresholdMs gives one "While you were away" summary, a shorter absence
-//   releases them through the normal throttle (or as the quiet-hours summary if quiet
-//   hours ended meanwhile). Back during quiet hours waits for their end.
-// - Settings are read at every step: switching a milestone (or all) off also silences
-//   what is already queued.
-// - Text (N5): title = session title, "Label · " first when there are several Gateways;
-//   body = milestone · count · current or next step · first readable note line. Never
-//   error messages or anything else from the wire.
-// - No progress: observeActivity() feeds each session's stall flag (stall-detector.ts). A
-//   flag appearing (none → flag, or another kind) is a `noProgress` milestone for the slot
-//   {gatewayId, sessionKey, agentId: null}, once per episode (the same kind persisting is
-//   nothing; cleared and raised again is a new episode). It takes the same path as the
-//   others (switches, throttle, hold, N3) and is still true only while a flag is up, so a
-//   queued one is dropped when the flag clears. Own actions do not silence a new flag (it
-//   is not their answer). Title as above, or the short session key when no card was ever
-//   seen; body = "No progress · " + the flag's text (a label, never tool output).
+//   silent and what is queued for it is dropped (the person has just seen it); a failed
+//   refresh is the exception, being the answer to the click.
+// - N3 is checked when a milestone happens and again when a queued notice goes out; a card
+//   seen in a focused window also drops what was queued for it.
+// - Held milestones (quiet hours, away) go out as one summary when the hold ends (a timer,
+//   re-checked on fire), or on the next card change if quiet hours were switched off meanwhile.
+// - Settings are read at every step: switching a milestone (or all) off also silences what
+//   is already queued.
+// - No progress: a stall flag appearing (none → flag, or another kind) is a `noProgress`
+//   milestone for the slot {gatewayId, sessionKey, agentId: null}, once per episode; it takes
+//   the same path as the others and is still true only while a flag is up. Own actions do
+//   not silence it. Title as for cards, or the short session key when no card was ever seen.
 import type { CardRef, Milestone, Settings } from "../../common/contract.ts";
-import { noteLine } from "../../common/glance.ts";
 import { shortKeyTitle } from "../../common/sessions.ts";
-import { stripInvisible } from "../../common/strip.ts";
-import { truncate } from "../../common/truncate.ts";
-import type { CardDerived, CardEntry, ProgressCard, RefreshState, RunOutcome, SessionActivity, StallFlag } from "../../common/model.ts";
+import type { CardEntry, SessionActivity, StallFlag } from "../../common/model.ts";
 import { cardKeyOf } from "../../common/keys.ts";
+import { dedupeKey, detect, refreshFailure, STRENGTH, stillTrue, unknownCard, type Known } from "./notifications/milestones.ts";
+import { HELD_CAP, inWindow, merge, SESSION_CAP, sessionSlotFree, slotFreesAt, type Pending } from "./notifications/coalesce.ts";
+import { isQuiet, localMinutesOfDay, msUntilQuietEnd } from "./notifications/quiet-hours.ts";
+import { DEFAULT_AWAY_THRESHOLD_MS, releaseOnBack, type HoldReason } from "./notifications/away-summary.ts";
+import { noticeBody, noticeTitle, oneLine, SUMMARY_TITLE } from "./notifications/notice-text.ts";
+
+export { BODY_BUDGET, TITLE_BUDGET } from "./notifications/notice-text.ts";
 
 export type NoticeKind = Milestone | "summary";
 export type Notice = {
@@ -83,51 +68,14 @@ export type PolicyOptions = {
   ownActionGraceMs?: number;
 };
 
-export const TITLE_BUDGET = 48;
-export const BODY_BUDGET = 120;
-const SUMMARY_TITLE = "Progress Desk";
-
-/** Strongest first: of the milestones coalesced into one notice, the first still true names it. */
-const STRENGTH: readonly Milestone[] = ["allCompleted", "pausedOrBlocked", "noProgress", "refreshFailed", "stepCompleted", "newCard"];
-const DAY_MINUTES = 24 * 60;
-/** Generations of one card kept waiting per session (now and latest) and while held or capped. */
-const SESSION_CAP = 2;
-const HELD_CAP = 50;
+/** Dedupe keys remembered per card. */
 const SEEN_CAP = 64;
-
-type Known = {
-  /** Last confirmed card; null before the first or after a confirmed clear. */
-  card: ProgressCard | null;
-  derived: CardDerived | null;
-  /** The last card ever seen, to tell a reappearing card from a new one. */
-  last: ProgressCard | null;
-  refreshFail: string | null;
-  /** The latest entry accepted for this card (title and ref of a no-progress notice). */
-  entry: CardEntry | null;
-  /** Bumped for every new card: a new card after a clear is another notice. */
-  gen: number;
-  seen: string[];
-};
-
-/** Milestones waiting to be told about one generation of one card. */
-type Pending = {
-  key: string;
-  gen: number;
-  kinds: Set<Milestone>;
-  updates: number;
-  /** Completed steps before the first of these milestones (for "3 steps completed"). */
-  fromCompleted: number;
-  /** The latest state with a card. */
-  entry: CardEntry;
-  /** The card was cleared since: only final outcomes are still worth telling. */
-  cleared: boolean;
-};
 
 /** A session's stall flag that is up now: its kind (a new kind is a new episode) and latest text. */
 type Stall = { kind: StallFlag["kind"]; text: string };
 
 type SessionQueue = { lastSentAt: number | null; pending: Pending[]; cancel: (() => void) | null };
-type Reason = "away" | "quiet";
+type Reason = HoldReason;
 
 export class NotificationPolicy {
   private readonly opts: PolicyOptions;
@@ -159,7 +107,7 @@ export class NotificationPolicy {
     const key = cardKey(entry);
     let known = this.known.get(key);
     if (!known) {
-      known = { card: null, derived: null, last: null, refreshFail: null, entry: null, gen: 0, seen: [] };
+      known = unknownCard();
       this.known.set(key, known);
     }
     const kinds = detect(known, entry, this.createdAt);
@@ -252,16 +200,20 @@ export class NotificationPolicy {
     if (this.disposed || this.awaySince === null) return;
     const awayFor = this.opts.now() - this.awaySince;
     this.awaySince = null;
-    if (this.quietNow()) {
-      if (this.held.length > 0) {
-        this.heldInQuiet = true;
-        this.scheduleQuietEnd();
-      }
-      return;
+    switch (releaseOnBack(awayFor, this.opts.awayThresholdMs ?? DEFAULT_AWAY_THRESHOLD_MS, this.quietNow(), this.heldInQuiet)) {
+      case "waitForQuietEnd":
+        if (this.held.length > 0) {
+          this.heldInQuiet = true;
+          this.scheduleQuietEnd();
+        }
+        return;
+      case "summary:away":
+        return this.flushHeld("away");
+      case "summary:quiet":
+        return this.flushHeld("quiet");
+      case "throttle":
+        for (const p of this.held.splice(0)) this.throttle(p);
     }
-    if (awayFor >= (this.opts.awayThresholdMs ?? 5 * 60_000)) this.flushHeld("away");
-    else if (this.heldInQuiet) this.flushHeld("quiet");
-    else for (const p of this.held.splice(0)) this.throttle(p);
   }
 
   dispose(): void {
@@ -285,7 +237,7 @@ export class NotificationPolicy {
       q = { lastSentAt: null, pending: [], cancel: null };
       this.sessions.set(p.key, q);
     }
-    if (q.pending.length === 0 && (q.lastSentAt === null || now - q.lastSentAt >= interval)) {
+    if (sessionSlotFree(q.pending.length, q.lastSentAt, now, interval)) {
       if (this.dispatch([p], null)) q.lastSentAt = now;
       return;
     }
@@ -324,7 +276,7 @@ export class NotificationPolicy {
     for (const p of live) merge(this.overflow, p, HELD_CAP);
     if (!this.overflowCancel) {
       const max = this.opts.globalMaxPerWindow ?? 3;
-      const freeAt = (this.sent[this.sent.length - max] ?? this.opts.now()) + (this.opts.globalWindowMs ?? 60_000);
+      const freeAt = slotFreesAt(this.sent, this.opts.now(), this.opts.globalWindowMs ?? 60_000, max);
       this.overflowCancel = this.later(freeAt - this.opts.now(), () => {
         this.overflowCancel = null;
         this.dispatch(this.overflow.splice(0), null);
@@ -334,8 +286,7 @@ export class NotificationPolicy {
   }
 
   private hasRoom(): boolean {
-    const since = this.opts.now() - (this.opts.globalWindowMs ?? 60_000);
-    this.sent = this.sent.filter((t) => t > since);
+    this.sent = inWindow(this.sent, this.opts.now(), this.opts.globalWindowMs ?? 60_000);
     return this.sent.length < (this.opts.globalMaxPerWindow ?? 3);
   }
 
@@ -364,10 +315,9 @@ export class NotificationPolicy {
 
   private scheduleQuietEnd(): void {
     if (this.quietCancel) return;
-    const end = parseClock(this.opts.settings().quietHours.end);
-    if (end === null) return;
-    const minutes = (((end - this.minutesOfDay()) % DAY_MINUTES) + DAY_MINUTES) % DAY_MINUTES;
-    this.quietCancel = this.later(Math.max(1000, Math.ceil(minutes * 60_000)), () => {
+    const wait = msUntilQuietEnd(this.opts.settings().quietHours, this.minutesOfDay());
+    if (wait === null) return;
+    this.quietCancel = this.later(wait, () => {
       this.quietCancel = null;
       if (this.quietNow()) this.scheduleQuietEnd(); // a clock change or new settings: not over yet
       else if (this.awaySince === null) this.flushHeld("quiet");
@@ -375,19 +325,12 @@ export class NotificationPolicy {
   }
 
   private quietNow(): boolean {
-    const q = this.opts.settings().quietHours;
-    const start = parseClock(q.start);
-    const end = parseClock(q.end);
-    if (!q.enabled || start === null || end === null || start === end) return false;
-    const m = this.minutesOfDay();
-    return start < end ? m >= start && m < end : m >= start || m < end;
+    return isQuiet(this.opts.settings().quietHours, this.minutesOfDay());
   }
 
   private minutesOfDay(): number {
     const now = this.opts.now();
-    if (this.opts.minutesOfDay) return this.opts.minutesOfDay(now);
-    const d = new Date(now);
-    return d.getHours() * 60 + d.getMinutes() + d.getSeconds() / 60 + d.getMilliseconds() / 60_000;
+    return this.opts.minutesOfDay ? this.opts.minutesOfDay(now) : localMinutesOfDay(now);
   }
 
   // ——— queued state ———
@@ -441,153 +384,26 @@ export class NotificationPolicy {
     };
   }
 
-  // ——— text (N5) ———
+  // ——— text (N5): notice-text.ts ———
 
   private compose(items: Pending[], reason: Reason | null): Notice {
     const id = `${this.createdAt.toString(36)}-${++this.seq}`;
     const first = items[0]!;
     const oneCard = items.every((p) => p.key === first.key);
-    if (items.length === 1 && reason === null) {
-      const kind = this.strongest(first)!;
-      return { id, kind, title: this.titleOf(first.entry), body: truncate(this.describe(first, kind), BODY_BUDGET), card: refOf(first.entry) };
-    }
-    const body =
-      items.length === 1 ? `${PREFIX[reason!]}: ${this.describe(first, this.strongest(first)!)}` : this.tally(items, reason);
+    const told = items.map((p) => ({ pending: p, kind: this.strongest(p)!, stallText: this.stalls.get(p.key)?.text }));
+    const single = items.length === 1 && reason === null;
     return {
       id,
-      kind: "summary",
+      kind: single ? told[0]!.kind : "summary",
       title: oneCard ? this.titleOf(first.entry) : SUMMARY_TITLE,
-      body: truncate(body, BODY_BUDGET),
+      body: noticeBody(told, reason),
       card: oneCard ? refOf(first.entry) : null,
     };
   }
 
-  private describe(p: Pending, kind: Milestone): string {
-    if (kind === "noProgress") {
-      const text = this.stalls.get(p.key)?.text;
-      return text ? `${phrase(kind, p)} · ${text}` : phrase(kind, p);
-    }
-    return describe(p, kind);
-  }
-
-  /** "4 updates in 3 sessions: 2 completed, 1 paused" / "While you were away: 2 cards completed, 1 paused". */
-  private tally(items: Pending[], reason: Reason | null): string {
-    const counts = new Map<string, number>();
-    const ranked = items
-      .map((p) => ({ p, kind: this.strongest(p)! }))
-      .sort((a, b) => STRENGTH.indexOf(a.kind) - STRENGTH.indexOf(b.kind));
-    for (const { p, kind } of ranked) {
-      const label = summaryLabel(kind, p.entry.derived);
-      counts.set(label, (counts.get(label) ?? 0) + 1);
-    }
-    const groups = [...counts].map(([label, n], i) => (i === 0 && reason ? `${n} ${plural(n, "card")} ${label}` : `${n} ${label}`));
-    if (reason) return `${PREFIX[reason]}: ${groups.join(", ")}`;
-    const updates = items.reduce((sum, p) => sum + p.updates, 0);
-    const sessions = new Set(items.map((p) => p.key)).size;
-    return `${updates} ${plural(updates, "update")} in ${sessions} ${plural(sessions, "session")}: ${groups.join(", ")}`;
-  }
-
   private titleOf(entry: CardEntry): string {
-    const title = oneLine(entry.title) || entry.sessionKey;
-    const label = (this.opts.gatewayCount?.() ?? 1) > 1 ? oneLine(this.opts.gatewayLabel?.(entry.gatewayId) ?? "") : "";
-    return truncate(label ? `${label} · ${title}` : title, TITLE_BUDGET);
-  }
-}
-
-const PREFIX: Record<Reason, string> = { away: "While you were away", quiet: "During quiet hours" };
-
-// ——— milestones (N1) ———
-
-/** The milestones from what was known to `entry`; null for an entry older than the card known. */
-function detect(known: Known, entry: CardEntry, since: number): Milestone[] | null {
-  const { card, derived } = entry;
-  const kinds: Milestone[] = [];
-  if (card && derived) {
-    const prev = known.card;
-    const pd = known.derived;
-    if (prev && pd) {
-      if (card.updatedAt < prev.updatedAt) return null;
-      kinds.push(...(card.revision < prev.revision ? appeared(derived) : progressed(pd, derived)));
-    } else {
-      const last = known.last;
-      const fresh = last ? card.updatedAt >= last.updatedAt && !(card.revision === last.revision && card.updatedAt === last.updatedAt) : card.updatedAt >= since;
-      if (fresh) kinds.push(...appeared(derived));
-    }
-  }
-  const r = entry.refresh;
-  if (r && r.status !== "pending" && refreshFailure(r) !== known.refreshFail && r.at >= since) kinds.push("refreshFailed");
-  return kinds;
-}
-
-function appeared(d: CardDerived): Milestone[] {
-  const kinds: Milestone[] = ["newCard"];
-  if (d.state === "complete") kinds.push("allCompleted");
-  if (isStopped(d.outcome)) kinds.push("pausedOrBlocked");
-  return kinds;
-}
-
-function progressed(before: CardDerived, d: CardDerived): Milestone[] {
-  const kinds: Milestone[] = [];
-  if (d.state === "complete" && before.state !== "complete") kinds.push("allCompleted");
-  else if (d.completed > before.completed) kinds.push("stepCompleted");
-  const paused = before.state === "active" && d.state === "paused";
-  const stopped = isStopped(d.outcome) && d.outcome !== before.outcome;
-  const replacedByNote = before.completed < before.total && d.total === 0;
-  if (paused || stopped || replacedByNote) kinds.push("pausedOrBlocked");
-  return kinds;
-}
-
-function stillTrue(kind: Milestone, p: Pending, stalled: boolean): boolean {
-  const d = p.entry.derived;
-  switch (kind) {
-    case "allCompleted":
-      return d?.state === "complete";
-    case "pausedOrBlocked":
-      return d !== null && (d.state === "paused" || d.state === "note" || isStopped(d.outcome));
-    case "refreshFailed":
-      return !p.cleared && refreshFailure(p.entry.refresh) !== null;
-    case "stepCompleted":
-      return !p.cleared && d !== null && d.completed > p.fromCompleted;
-    case "newCard":
-      return !p.cleared;
-    case "noProgress":
-      return stalled;
-  }
-}
-
-function isStopped(outcome: RunOutcome | null): boolean {
-  return outcome === "failed" || outcome === "killed" || outcome === "timeout";
-}
-
-/** Identity of a failed refresh attempt, so a retry that fails again is told again. */
-function refreshFailure(refresh: RefreshState | null): string | null {
-  return refresh && refresh.status !== "pending" ? `${refresh.status}:${refresh.key}:${refresh.at}` : null;
-}
-
-function dedupeKey(kind: Milestone, entry: CardEntry): string {
-  if (kind === "refreshFailed") return `refresh:${refreshFailure(entry.refresh)}`;
-  return `${kind}:${entry.card?.revision}:${entry.card?.updatedAt}`;
-}
-
-/** Coalesces `p` into `list` (same card and generation), keeping at most `cap` generations per card. */
-function merge(list: Pending[], p: Pending, cap: number): void {
-  const same = list.find((q) => q.key === p.key && q.gen === p.gen);
-  if (same) {
-    for (const k of p.kinds) same.kinds.add(k);
-    same.updates += p.updates;
-    // A stall alone says nothing new about the card: the card's latest state stays.
-    if (!(p.kinds.size === 1 && p.kinds.has("noProgress"))) {
-      same.entry = p.entry;
-      same.cleared = p.cleared;
-    }
-    return;
-  }
-  list.push(p);
-  const mine = list.filter((q) => q.key === p.key);
-  const dropped = mine.length > cap ? mine[mine.length - 2] : undefined;
-  if (dropped) {
-    list.splice(list.indexOf(dropped), 1);
-    p.updates += dropped.updates;
+    const several = (this.opts.gatewayCount?.() ?? 1) > 1;
+    return noticeTitle(entry, several ? (this.opts.gatewayLabel?.(entry.gatewayId) ?? "") : null);
   }
 }
 
@@ -611,80 +427,4 @@ function stallEntry(ref: CardRef): CardEntry {
 
 function refOf(entry: CardEntry): CardRef {
   return { gatewayId: entry.gatewayId, sessionKey: entry.sessionKey, agentId: entry.agentId };
-}
-
-function parseClock(text: string): number | null {
-  const m = /^(\d{1,2}):(\d{2})$/.exec(text);
-  if (!m) return null;
-  const h = Number(m[1]);
-  const min = Number(m[2]);
-  return h < 24 && min < 60 ? h * 60 + min : null;
-}
-
-// ——— text ———
-
-function describe(p: Pending, kind: Milestone): string {
-  const { card, derived: d } = p.entry;
-  const parts = [
-    phrase(kind, p),
-    d && d.total > 0 ? `${d.completed}/${d.total}` : null,
-    card && d ? stepLine(card, d) : null,
-    noteLine(card?.markdown ?? null),
-  ];
-  return parts.filter((s): s is string => !!s).join(" · ");
-}
-
-function phrase(kind: Milestone, p: Pending): string {
-  const d = p.entry.derived;
-  switch (kind) {
-    case "newCard":
-      return "Started";
-    case "stepCompleted": {
-      const n = (d?.completed ?? 0) - p.fromCompleted;
-      return n > 1 ? `${n} steps completed` : "Step completed";
-    }
-    case "allCompleted":
-      return "Completed";
-    case "pausedOrBlocked":
-      if (d?.outcome === "failed") return "Run failed";
-      if (d?.outcome === "killed") return "Run stopped";
-      if (d?.outcome === "timeout") return "Run timed out";
-      return d?.state === "note" ? "Blocked" : "Paused";
-    case "refreshFailed":
-      return p.entry.refresh?.status === "timed_out" ? "Refresh timed out" : "Refresh failed";
-    case "noProgress":
-      return "No progress";
-  }
-}
-
-function summaryLabel(kind: Milestone, d: CardDerived | null): string {
-  switch (kind) {
-    case "allCompleted":
-      return "completed";
-    case "pausedOrBlocked":
-      return isStopped(d?.outcome ?? null) ? "stopped" : "paused";
-    case "refreshFailed":
-      return "failed to refresh";
-    case "stepCompleted":
-      return "progressed";
-    case "newCard":
-      return "started";
-    case "noProgress":
-      return "stalled";
-  }
-}
-
-function stepLine(card: ProgressCard, d: CardDerived): string | null {
-  const doing = card.steps.find((s) => s.status === "in_progress");
-  if (doing) return `${d.state === "active" ? "Now" : "At"}: ${oneLine(doing.step)}`;
-  const next = card.steps.find((s) => s.status === "pending");
-  return next ? `Next: ${oneLine(next.step)}` : null;
-}
-
-function plural(n: number, word: string): string {
-  return n === 1 ? word : `${word}s`;
-}
-
-function oneLine(text: string): string {
-  return stripInvisible(text).replace(/\s+/g, " ").trim();
 }

@@ -1,10 +1,9 @@
 // What a card shows, as plain data: header (R1), checklist (R2, R6), outcome, note
 // fallback (R5), freshness (G3, P4), refresh (A2) and dismiss (A1). Pure, so it is unit
 // tested without a DOM; components only lay it out.
-import type { CardEntry, RunOutcome, Step } from "../../common/model.ts";
+import { CONFIRM_CLEAR_QUESTION, type CardEntry, type RunOutcome, type Step } from "../../common/model.ts";
 
-/** A1: the question the Gateway's refusal of a conditional clear makes us ask. */
-export const CONFIRM_CLEAR_QUESTION = "Clear this saved progress for everyone?";
+export { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 /** R5: a note without readable text. */
 export const EMPTY_NOTE_TEXT = "Progress updated";
 

@@ -31,6 +31,7 @@ import createDOMPurify from "dompurify";
 import type { Config, DOMPurify, UponSanitizeAttributeHookEvent, UponSanitizeElementHookEvent } from "dompurify";
 import { Marked } from "marked";
 import type { Tokens } from "marked";
+import { noteLineOfTokens } from "../../common/note-line.ts";
 import { stripInvisible } from "../../common/strip.ts";
 import type { NoteProgress, RenderedNote } from "./markdown-types.ts";
 
@@ -260,26 +261,13 @@ function setUp(): Pipeline {
 
 const EMPTY: RenderedNote = Object.freeze({ html: "", progress: null, empty: true, line: null });
 
-/** Blocks that can carry a note's first line, in document order. */
-const LINE_BLOCKS = "p, li, h1, h2, h3, h4, h5, h6, td, th, pre, blockquote";
 const LINE_MAX = 200;
 
-function lineOf(text: string): string | null {
-  const folded = text.replace(/\s+/g, " ").trim();
+/** A line for a collapsed card: white space folded, at most LINE_MAX characters and an ellipsis. */
+function lineOf(text: string | null): string | null {
+  const folded = (text ?? "").replace(/\s+/g, " ").trim();
   if (folded === "") return null;
   return folded.length > LINE_MAX ? `${folded.slice(0, LINE_MAX)}…` : folded;
-}
-
-/** The first block with text (read from the tree already built: no second parse). */
-function firstLine(body: Element): string | null {
-  // Almost always the first block has text: find it without listing every block of the note.
-  const first = lineOf(body.querySelector(LINE_BLOCKS)?.textContent ?? "");
-  if (first !== null) return first;
-  for (const block of body.querySelectorAll(LINE_BLOCKS)) {
-    const line = lineOf(block.textContent ?? "");
-    if (line !== null) return line;
-  }
-  return lineOf(body.textContent ?? "");
 }
 
 function unwrap(element: Element): void {
@@ -346,13 +334,17 @@ function labelDestination(link: Element, href: string): void {
 }
 
 function render(markdown: string, p: Pipeline): RenderedNote {
-  const html = p.marked.parse(markdown, { async: false });
+  // Lexed once: the same tokens give the HTML and the first line.
+  const tokens = p.marked.lexer(markdown);
+  const line = noteLineOfTokens(tokens);
+  const html = p.marked.parser(tokens);
   const body = p.main.sanitize(html, MAIN_CONFIG);
   finishLinks(body);
   const progress = pinFirstProgress(body);
   const readable = READABLE.test(body.textContent ?? "") || body.querySelector("progress") !== null;
   const out = readable ? body.innerHTML.trim() : "";
-  return { html: out, progress, empty: !readable && progress === null, line: readable ? firstLine(body) : null };
+  // The tray's rule (common/note-line.ts), so a collapsed card and the tray show the same line.
+  return { html: out, progress, empty: !readable && progress === null, line: readable ? lineOf(line) : null };
 }
 
 /** Plain escaped text, should the Markdown pipeline ever fail: never a crash, never blank. */

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RenderedNote } from "../../renderer/lib/markdown-types.ts";
+import { noteLine } from "../../common/glance.ts";
 import { XSS_PAYLOADS } from "../fixtures/xss/payloads.ts";
 import type { XssPayload } from "../fixtures/xss/payloads.ts";
 import { bundleModule } from "./bundle.ts";
@@ -391,15 +392,43 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
       assert.deepEqual(r, { html: "<p>Waiting on <strong>review</strong> from the team.</p>", progress: null, empty: false, line: "Waiting on review from the team." });
     });
 
-    test("the first line for a collapsed note-only card: the first block with text, plain, at most 200 characters", async () => {
+    test("the first line for a collapsed note-only card: the first line with text, plain, at most 200 characters", async () => {
       assert.equal((await render("<progress value=1 max=2></progress>\n\n## Plan\n\n- one\n- two")).line, "Plan", "the pinned bar is not a line");
-      assert.equal((await render("---\n\n>  quoted   *text*\n> more")).line, "quoted text more");
-      assert.equal((await render("| a | b |\n|---|---|\n| 1 | 2 |")).line, "a");
+      assert.equal((await render("---\n\n>  quoted   *text*\n> more")).line, "quoted text");
+      assert.equal((await render("| a | b |\n|---|---|\n| 1 | 2 |")).line, "a · b");
       assert.equal((await render("<progress value=1 max=2></progress>")).line, null, "a bar alone has no line");
       assert.equal((await render("   ")).line, null);
       const long = await render(`**${"word ".repeat(59)}word**`);
       assert.equal(long.line, `${"word ".repeat(40).slice(0, 200)}…`);
       assert.doesNotMatch((await render("Hi <img src=x onerror=alert(1)> there")).line ?? "", /onerror|</, "plain text only");
+    });
+
+    test("N5: a collapsed card shows the tray's line (common/note-line.ts) on tricky notes", async () => {
+      // Each note, and the line both must show: written out, not computed, so a change to either side shows.
+      const cases: Array<[string, string | null]> = [
+        ["See [the guide](https://x.test/g) and <https://x.test/a>", "See the guide and https://x.test/a"],
+        ["![diagram](x.png) drawn", "diagram drawn"],
+        ["```\nnpm test output\n```\nAfter the run", "After the run"],
+        ["    indented output\n\nThen this", "Then this"],
+        ["Run `make all` now", "Run make all now"],
+        ["| Step | State |\n|---|---|\n| build | ok |", "Step · State"],
+        ["<div>\n<b>Bold</b> block\n</div>", "Bold block"],
+        ['<progress value="3" max="10">3 of 10</progress> Building', "Building"],
+        ["<!-- hidden -->\n\nVisible", "Visible"],
+        ["Setext title\n===", "Setext title"],
+        ["### Plan ###\n\nbody", "Plan"],
+        ["**Bold** and _em_ and ~~gone~~, 2*3*4", "Bold and em and gone, 2*3*4"],
+        ["&lt;tag&gt; &amp; &#65; &nbsp;x", "<tag> & A x"],
+        ["\\*literal\\* \\# hash", "*literal* # hash"],
+        ["> quoted *line*\n> second", "quoted line"],
+        ["- [x] done item\n- next", "done item"],
+        ["[ref]: https://x.test\n\nAfter a definition", "After a definition"],
+        ["```\nonly code\n```", null],
+      ];
+      for (const [note, line] of cases) {
+        assert.equal(noteLine(note), line, `tray: ${JSON.stringify(note)}`);
+        assert.equal((await render(note)).line, line, `card: ${JSON.stringify(note)}`);
+      }
     });
 
     test("C5: an 8,192-byte note renders completely", async () => {

@@ -3,7 +3,7 @@
 // run end, coalescing, and the no-progress flags.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ActivityTracker, redactSecrets, type ActivityOptions } from "../../main/core/activity.ts";
+import { ActivityTracker, type ActivityOptions } from "../../main/core/activity.ts";
 import type { SessionActivity } from "../../common/model.ts";
 
 const GW = "127.0.0.1-18789";
@@ -228,18 +228,6 @@ describe("activity lines", () => {
     const everything = JSON.stringify([a, h.emits]);
     for (const secret of ["sk-proj", "hunter2", "arg-token-value", "pw-value", "key-value-123", "eyJhbGciOi", "PRIVATE-"]) {
       assert.ok(!everything.includes(secret), `${secret} leaked`);
-    }
-  });
-
-  test("redactSecrets masks env values, options, URLs, bearer values and long blobs, and nothing else", () => {
-    assert.equal(redactSecrets('export GH_TOKEN="ghp_abcdefghijklmnopqrstuvwx" && gh pr list'), "export GH_TOKEN=*** && gh pr list");
-    assert.equal(redactSecrets("deploy --api-key=zzz --password p4ss"), "deploy --api-key=*** --password ***");
-    assert.equal(redactSecrets("git clone https://ann:pw@github.com/o/r.git"), "git clone https://***@github.com/o/r.git");
-    assert.equal(redactSecrets("curl https://x.dev/a?access_token=abc&page=2"), "curl https://x.dev/a?access_token=***&page=2");
-    assert.equal(redactSecrets("echo aGVsbG8gd29ybGQgdGhpcyBpcyBiYXNlNjQgZGF0YQ3Z"), "echo ***");
-    assert.equal(redactSecrets("git show 3f2a9c1d4e5b6a7980f1e2d3c4b5a69788776655"), "git show ***");
-    for (const plain of ["git commit --author Ann -m fix", "lines 1-5 from docs/guide.md", "run sleep 1 → print text", "node --check /tmp/app.js", "a=1 npm test"]) {
-      assert.equal(redactSecrets(plain), plain);
     }
   });
 

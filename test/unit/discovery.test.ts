@@ -3,7 +3,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DEFAULT_GATEWAY_PORT, discoverGateway, gatewayIdForUrl, openclawConfigPath } from "../../main/core/discovery.ts";
+import { DEFAULT_GATEWAY_PORT, discoverGateway, discoveredGateway, gatewayIdForUrl, openclawConfigPath } from "../../main/core/discovery.ts";
+import { localGateway } from "../../main/core/desk-service.ts";
 
 const HOME = join("/", "home", "alice");
 const DEFAULT_PATH = join(HOME, ".openclaw", "openclaw.json");
@@ -235,5 +236,20 @@ describe("gatewayIdForUrl", () => {
     assert.equal(gatewayIdForUrl("ws://127.0.0.1:18789"), "127.0.0.1-18789");
     assert.match(gatewayIdForUrl("ws://[::1]:18789/a b"), /^[a-z0-9._-]+$/i);
     assert.match(gatewayIdForUrl("not a url"), /^[a-z0-9._-]+$/i);
+  });
+});
+
+describe("a discovered Gateway as a config (the app's Local Gateway and `watch` alike)", () => {
+  const found = { url: "ws://127.0.0.1:1", sources: { url: "default", auth: "none" }, notes: ["n"] };
+
+  test("the URL and only the credentials that were found; sources and notes are not config", () => {
+    assert.deepEqual(discoveredGateway(found), { url: "ws://127.0.0.1:1" });
+    const withSome = discoveredGateway({ ...found, token: "t", password: "", bootstrapToken: "b" });
+    assert.deepEqual(withSome, { url: "ws://127.0.0.1:1", token: "t", bootstrapToken: "b" });
+    assert.deepEqual(discoveredGateway({ ...found, password: "p" }), { url: "ws://127.0.0.1:1", password: "p" });
+  });
+
+  test("the app's zero-configuration Gateway is the same config, labelled Local", () => {
+    assert.deepEqual(localGateway({ ...found, token: "t" }), { url: "ws://127.0.0.1:1", label: "Local", token: "t" });
   });
 });

@@ -1,0 +1,49 @@
+// N5: the first-line rule (common/note-line.ts) on whole Markdown blocks as marked lexes them;
+// the line-by-line corpus is in glance-note-line*.test.ts, the card's agreement in the browser suite.
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { Lexer } from "marked";
+import { noteLine, noteLineOfTokens } from "../../common/note-line.ts";
+
+const first = (cases: Array<[string, string | null]>): void => {
+  for (const [markdown, line] of cases) assert.equal(noteLine(markdown), line, JSON.stringify(markdown));
+};
+
+describe("noteLine on blocks", () => {
+  test("code blocks are never a line, however they are written or nested", () => {
+    first([
+      ["```\nonly code\n```", null],
+      ["- item with code:\n\n  ```\n  x\n  ```", "item with code:"],
+      ["> ```\n> quoted code\n> ```\n\nAfter", "After"],
+    ]);
+  });
+
+  test("a real table reads as its header row; an HTML block as its text", () => {
+    first([
+      ["| Step | State |\n|:--|--:|\n| build | ok |", "Step · State"],
+      ["<div>\n  <p>Inside <em>html</em></p>\n</div>", "Inside html"],
+      ["<details>\n<summary>Summary</summary>\n</details>", "Summary"],
+    ]);
+  });
+
+  test("a setext heading is its text; a paragraph its first line", () => {
+    first([
+      ["Heading\n-------\nbody", "Heading"],
+      ["first line\nsecond line", "first line"],
+      ["hard  \nbreak", "hard"],
+    ]);
+  });
+
+  test("a bar's fallback text is dropped only up to its closing tag", () => {
+    first([
+      ["<progress value=1>hidden</progress> shown", "shown"],
+      ["<progress value=1> then text", "then text"],
+    ]);
+  });
+
+  test("tokens already lexed give the same line (the card's path)", () => {
+    for (const note of ["# Plan\nbody", "```\nx\n```\n| a | b |", "<!-- c -->\n\n*em* text"]) {
+      assert.equal(noteLineOfTokens(Lexer.lex(note, { gfm: true })), noteLine(note), JSON.stringify(note));
+    }
+  });
+});

@@ -1,8 +1,10 @@
 // The page contract over the browser host's loopback WebSocket. The socket lives under
 // the same per-launch secret path as the page itself. Pages in a browser are already in
 // the system browser, so links open in a new tab (noopener) and pages switch in place.
-import { isSafeExternalUrl, type CardRef, type DeskApi, type DeskEvent, type DeskMethod, type Page, type Settings } from "../../common/contract.ts";
-import type { DeskChange } from "../../common/model.ts";
+// The verbs come from the contract's one proxy builder (common/desk-proxy.ts).
+import type { DeskApi, DeskEvent, DeskMethod, Page } from "../../common/contract.ts";
+import { isSafeExternalUrl } from "../../common/verbs.ts";
+import { buildDeskApi } from "../../common/desk-proxy.ts";
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 
@@ -20,28 +22,33 @@ function pageOf(pathname: string): Page {
   return name === "dashboard" || name === "settings" ? name : "popover";
 }
 
-export function connectHostBridge(loc: Location = window.location): DeskApi {
+/** The page's API over the host socket; `close` ends it (no reconnect), for tests. */
+export type HostBridge = DeskApi & { close(): void };
+
+type LocationLike = Pick<Location, "pathname" | "protocol" | "host" | "assign">;
+
+export function connectHostBridge(loc: LocationLike = window.location, Socket: typeof WebSocket = WebSocket): HostBridge {
   const secret = loc.pathname.split("/")[1] ?? "";
   // The host decides what a socket may do by the origin it reached (Settings has its own);
   // the page name in the path only says which page of that origin it is.
   const url = `${loc.protocol === "https:" ? "wss:" : "ws:"}//${loc.host}/${secret}/bridge/${pageOf(loc.pathname)}`;
-  const changeListeners = new Set<(c: DeskChange) => void>();
-  const settingsListeners = new Set<(s: Settings) => void>();
+  const listeners = new Set<(event: DeskEvent) => void>();
   const pending = new Map<number, Pending>();
   let queue: string[] = [];
   let nextId = 1;
   let socket: WebSocket | null = null;
   let retryMs = 500;
+  let closed = false;
 
   const open = (): void => {
-    const ws = new WebSocket(url);
+    const ws = new Socket(url);
     socket = ws;
     ws.addEventListener("open", () => {
       retryMs = 500;
       for (const m of queue) ws.send(m);
       queue = [];
       // After a reconnect the page may have missed changes: tell it to reload its state.
-      for (const l of changeListeners) l({ type: "gateways", gateways: [] });
+      for (const l of listeners) l({ type: "change", change: { type: "gateways", gateways: [] } });
     });
     ws.addEventListener("message", (ev) => {
       let msg: { id?: number; ok?: boolean; result?: unknown; error?: { code: string; message: string }; event?: DeskEvent };
@@ -51,8 +58,7 @@ export function connectHostBridge(loc: Location = window.location): DeskApi {
         return;
       }
       if (msg.event) {
-        if (msg.event.type === "change") for (const l of changeListeners) l(msg.event.change);
-        else if (msg.event.type === "settings") for (const l of settingsListeners) l(msg.event.settings);
+        for (const l of listeners) l(msg.event);
         return;
       }
       const p = typeof msg.id === "number" ? pending.get(msg.id) : undefined;
@@ -65,47 +71,48 @@ export function connectHostBridge(loc: Location = window.location): DeskApi {
       socket = null;
       for (const [, p] of pending) p.reject(new BridgeError("DISCONNECTED", "The Progress Desk host stopped."));
       pending.clear();
+      if (closed) return;
       setTimeout(open, retryMs);
       retryMs = Math.min(retryMs * 2, 10_000);
     });
   };
   open();
 
-  const call = <T>(method: DeskMethod, ...args: unknown[]): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
+  const invoke = (method: DeskMethod, args: unknown[]): Promise<unknown> =>
+    new Promise((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      pending.set(id, { resolve, reject });
       const msg = JSON.stringify({ id, method, args });
-      if (socket?.readyState === WebSocket.OPEN) socket.send(msg);
+      if (socket?.readyState === Socket.OPEN) socket.send(msg);
       else queue.push(msg);
     });
 
-  return {
-    snapshot: () => call("snapshot"),
-    dismiss: (card, revision, confirmed) => call("dismiss", card, revision, confirmed),
-    refresh: (card, retry) => call("refresh", card, retry),
-    retryConnection: (id) => call("retryConnection", id),
-    getSettings: () => call("getSettings"),
-    updateSettings: (patch) => call("updateSettings", patch),
-    saveGateway: (input) => call("saveGateway", input),
-    removeGateway: (id) => call("removeGateway", id),
-    async openExternal(href) {
-      if (!isSafeExternalUrl(href)) return false;
-      window.open(href, "_blank", "noopener,noreferrer");
-      return true;
+  const api = buildDeskApi(
+    {
+      invoke,
+      listen(listener) {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
     },
-    async openPage(page: Page, card?: CardRef) {
-      // A page of the other origin is answered with a redirect there (Settings has its own origin).
-      const hash = card ? `#card=${encodeURIComponent(JSON.stringify(card))}` : "";
-      loc.assign(`./${page}.html${hash}`);
+    {
+      async openExternal(href) {
+        if (!isSafeExternalUrl(href)) return false;
+        window.open(href, "_blank", "noopener,noreferrer");
+        return true;
+      },
+      async openPage(page: Page, card) {
+        // A page of the other origin is answered with a redirect there (Settings has its own origin).
+        const hash = card ? `#card=${encodeURIComponent(JSON.stringify(card))}` : "";
+        loc.assign(`./${page}.html${hash}`);
+      },
     },
-    onChange(listener) {
-      changeListeners.add(listener);
-      return () => changeListeners.delete(listener);
+  );
+  return Object.freeze({
+    ...api,
+    close() {
+      closed = true;
+      socket?.close();
     },
-    onSettings(listener) {
-      settingsListeners.add(listener);
-      return () => settingsListeners.delete(listener);
-    },
-  };
+  });
 }

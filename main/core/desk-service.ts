@@ -37,6 +37,28 @@ export function localGateway(discovered: Discovered): GatewayConfig {
   return c;
 }
 
+/**
+ * One call, checked as the contract says before a handler runs: the verb and its arguments
+ * (validateArgs), then who asks (forbiddenReason). A handler's failure is the page's to
+ * hear as FAILED with its message.
+ */
+export function serveContract(handlers: DeskHandlers): DeskService["call"] {
+  return async (method, args, caller) => {
+    // validateArgs admits only the table's verbs, with their arguments' types.
+    const valid = validateArgs(method, args);
+    const handler = handlers[method as DeskMethod] as (...validArgs: unknown[]) => unknown;
+    const forbidden = forbiddenReason(method, valid, caller);
+    if (forbidden !== null) throw new ForbiddenError(`Refused: ${forbidden}.`);
+    try {
+      return (await handler(...valid)) ?? null;
+    } catch (err) {
+      if (err instanceof ContractError) throw err;
+      // Core errors (an unknown Gateway id, say) are the page's mistake, told plainly.
+      throw Object.assign(new Error((err as Error).message), { code: "FAILED" });
+    }
+  };
+}
+
 export function createDeskService(opts: DeskServiceOptions): DeskService {
   const { desk, settings } = opts;
   const gateways = (): GatewayConfig[] => {
@@ -80,20 +102,7 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
 
   return {
     gateways,
-    async call(method, args, caller) {
-      // validateArgs admits only the table's verbs, with their arguments' types.
-      const valid = validateArgs(method, args);
-      const handler = handlers[method as DeskMethod] as (...validArgs: unknown[]) => unknown;
-      const forbidden = forbiddenReason(method, valid, caller);
-      if (forbidden !== null) throw new ForbiddenError(`Refused: ${forbidden}.`);
-      try {
-        return (await handler(...valid)) ?? null;
-      } catch (err) {
-        if (err instanceof ContractError) throw err;
-        // Core errors (an unknown Gateway id, say) are the page's mistake, told plainly.
-        throw Object.assign(new Error((err as Error).message), { code: "FAILED" });
-      }
-    },
+    call: serveContract(handlers),
     subscribe(listener) {
       const offDesk = desk.subscribe((change) => listener({ type: "change", change }));
       const offSettings = settings.onChange((s) => listener({ type: "settings", settings: s }));

@@ -1,118 +1,23 @@
-// The page contract over the browser host's loopback WebSocket. The socket lives under
-// the same per-launch secret path as the page itself. Pages in a browser are already in
-// the system browser, so links open in a new tab (noopener) and pages switch in place.
-// The verbs come from the contract's one proxy builder (common/desk-proxy.ts).
-import type { DeskApi, DeskEvent, DeskMethod, Page } from "../../common/contract.ts";
+// The page contract in a browser: the verbs from the contract's one proxy builder
+// (common/desk-proxy.ts) over the host's socket (host-transport.ts). Pages in a browser are
+// already in the system browser, so links open in a new tab (noopener) and pages switch in place.
+import type { DeskApi, Page } from "../../common/contract.ts";
 import { isSafeExternalUrl } from "../../common/verbs.ts";
 import { buildDeskApi } from "../../common/desk-proxy.ts";
+import { hostTransport } from "./host-transport.ts";
 
-type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
-
-export class BridgeError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
-/** The page a host path names (`/<secret>/<page>.html`; `/<secret>/` is the origin's first page). */
-function pageOf(pathname: string): Page {
-  const name = /\/([a-z]+)\.html$/.exec(pathname)?.[1];
-  return name === "dashboard" || name === "settings" ? name : "popover";
-}
-
-/** The page's API over the host socket; `close` ends it (no reconnect), for tests. */
-export type HostBridge = DeskApi & { close(): void };
-
-type LocationLike = Pick<Location, "pathname" | "protocol" | "host" | "assign">;
-
-export function connectHostBridge(loc: LocationLike = window.location, Socket: typeof WebSocket = WebSocket): HostBridge {
-  const secret = loc.pathname.split("/")[1] ?? "";
-  // The host decides what a socket may do by the origin it reached (Settings has its own);
-  // the page name in the path only says which page of that origin it is.
-  const url = `${loc.protocol === "https:" ? "wss:" : "ws:"}//${loc.host}/${secret}/bridge/${pageOf(loc.pathname)}`;
-  const listeners = new Set<(event: DeskEvent) => void>();
-  const pending = new Map<number, Pending>();
-  let queue: string[] = [];
-  let nextId = 1;
-  let socket: WebSocket | null = null;
-  let retryMs = 500;
-  let closed = false;
-
-  const open = (): void => {
-    const ws = new Socket(url);
-    socket = ws;
-    ws.addEventListener("open", () => {
-      retryMs = 500;
-      for (const m of queue) ws.send(m);
-      queue = [];
-      // After a reconnect the page may have missed changes: tell it to reload its state.
-      for (const l of listeners) l({ type: "change", change: { type: "gateways", gateways: [] } });
-    });
-    ws.addEventListener("message", (ev) => {
-      let msg: { id?: number; ok?: boolean; result?: unknown; error?: { code: string; message: string }; event?: DeskEvent };
-      try {
-        msg = JSON.parse(String(ev.data));
-      } catch {
-        return;
-      }
-      if (msg.event) {
-        for (const l of listeners) l(msg.event);
-        return;
-      }
-      const p = typeof msg.id === "number" ? pending.get(msg.id) : undefined;
-      if (!p) return;
-      pending.delete(msg.id!);
-      if (msg.ok) p.resolve(msg.result);
-      else p.reject(new BridgeError(msg.error?.code ?? "FAILED", msg.error?.message ?? "request failed"));
-    });
-    ws.addEventListener("close", () => {
-      socket = null;
-      for (const [, p] of pending) p.reject(new BridgeError("DISCONNECTED", "The Progress Desk host stopped."));
-      pending.clear();
-      if (closed) return;
-      setTimeout(open, retryMs);
-      retryMs = Math.min(retryMs * 2, 10_000);
-    });
-  };
-  open();
-
-  const invoke = (method: DeskMethod, args: unknown[]): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      const msg = JSON.stringify({ id, method, args });
-      if (socket?.readyState === Socket.OPEN) socket.send(msg);
-      else queue.push(msg);
-    });
-
-  const api = buildDeskApi(
-    {
-      invoke,
-      listen(listener) {
-        listeners.add(listener);
-        return () => void listeners.delete(listener);
-      },
+/** The page's API in a browser: every verb over the host socket but the two a browser page does itself. */
+export function connectHostBridge(loc: Pick<Location, "pathname" | "protocol" | "host" | "assign"> = window.location): DeskApi {
+  return buildDeskApi(hostTransport(loc), {
+    async openExternal(href) {
+      if (!isSafeExternalUrl(href)) return false;
+      window.open(href, "_blank", "noopener,noreferrer");
+      return true;
     },
-    {
-      async openExternal(href) {
-        if (!isSafeExternalUrl(href)) return false;
-        window.open(href, "_blank", "noopener,noreferrer");
-        return true;
-      },
-      async openPage(page: Page, card) {
-        // A page of the other origin is answered with a redirect there (Settings has its own origin).
-        const hash = card ? `#card=${encodeURIComponent(JSON.stringify(card))}` : "";
-        loc.assign(`./${page}.html${hash}`);
-      },
-    },
-  );
-  return Object.freeze({
-    ...api,
-    close() {
-      closed = true;
-      socket?.close();
+    async openPage(page: Page, card) {
+      // A page of the other origin is answered with a redirect there (Settings has its own origin).
+      const hash = card ? `#card=${encodeURIComponent(JSON.stringify(card))}` : "";
+      loc.assign(`./${page}.html${hash}`);
     },
   });
 }

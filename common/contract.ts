@@ -93,7 +93,12 @@ export const DESK_VERBS = {
 type Verbs = typeof DESK_VERBS;
 
 type Statics<A> = { -readonly [K in keyof A]: A[K] extends TSchema ? Static<A[K]> : never };
-type OptionalArgsOf<M extends DeskMethod> = NonNullable<Verbs[M]["optionalArgs"]>;
+/** A verb's optional schemas; none when its entry names none (the spec's type then says only "a list"). */
+type OptionalArgsOf<M extends DeskMethod> = NonNullable<Verbs[M]["optionalArgs"]> extends infer O extends readonly TSchema[]
+  ? number extends O["length"]
+    ? []
+    : O
+  : [];
 /** A verb's arguments as TypeScript sees them (optional ones may be left out). */
 export type VerbArgs<M extends DeskMethod> = [...Statics<Verbs[M]["args"]>, ...Partial<Statics<OptionalArgsOf<M>>>];
 export type VerbResult<M extends DeskMethod> = Static<Verbs[M]["result"]>;
@@ -153,21 +158,19 @@ const PAGES: ReadonlySet<string> = new Set<Page>(["popover", "dashboard", "setti
 type Annotated = TSchema & { refusal?: string; description?: string; properties?: Record<string, TSchema>; items?: TSchema };
 
 /**
- * What a page is told about a value `schema` refused: the deepest `refusal` on the path to
- * the first fault; a described setting by its path and rule; otherwise the verb's usage.
+ * What a page is told about a value `schema` refused, from the path to the first fault:
+ * the deepest `refusal` on it, or a described setting below that by its path and rule;
+ * otherwise the verb's usage.
  */
 function refusalFor(schema: TSchema, value: unknown, usage: string): string {
-  const fault = Value.Errors(schema, value)[0];
+  const path = (Value.Errors(schema, value)[0]?.instancePath ?? "").split("/").slice(1);
   let node: Annotated | undefined = schema;
   let message = (schema as Annotated).refusal ?? usage;
-  const path = (fault?.instancePath ?? "").split("/").slice(1);
-  for (const key of path) {
+  path.forEach((key, depth) => {
     node = node?.properties?.[key] ?? node?.items;
     if (node?.refusal !== undefined) message = node.refusal;
-  }
-  if (node && node !== schema && node.refusal === undefined && node.description !== undefined) {
-    return `${usage}: ${path.join(".")} must be ${node.description}`;
-  }
+    else if (node?.description !== undefined) message = `${usage}: ${path.slice(0, depth + 1).join(".")} must be ${node.description}`;
+  });
   return message;
 }
 

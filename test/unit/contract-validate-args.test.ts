@@ -81,6 +81,8 @@ describe("validateArgs: card references", () => {
     refused("dismiss", [card, 2], "dismiss(card, revision, confirmed)");
     assert.deepEqual(validateArgs("dismiss", [card, Number.MAX_SAFE_INTEGER, false]), [card, Number.MAX_SAFE_INTEGER, false]);
     refused("dismiss", [card, Number.MAX_SAFE_INTEGER + 1, false], "dismiss(card, revision, confirmed)");
+    // Several faults: the usage line, which shows the whole call, wins over the card's own refusal.
+    refused("dismiss", [{ gatewayId: 1 }, 0, "x"], "dismiss(card, revision, confirmed)");
   });
 
   test("refresh: a card and a retry flag", () => {

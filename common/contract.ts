@@ -9,7 +9,8 @@ import Type, { type Static, type TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { CredentialStorage } from "./credential-storage.ts";
 import type { ActivityMode, DeskChange, DeskSnapshot, DismissResult, RefreshState } from "./model.ts";
-import { SettingsPatchSchema, SettingsSchema, type GatewaySettingsView, type Milestone, type Settings, type SettingsPatch } from "./settings-schema.ts";
+import { SettingsPatchSchema, SettingsSchema } from "./settings-schema.ts";
+import type { GatewaySettingsView, Milestone, Settings, SettingsPatch } from "./settings-schema.ts";
 import { CHANNEL_PREFIX, channelFor, DESK_METHODS, EVENT_CHANNEL, isSafeExternalUrl, type DeskMethod } from "./verbs.ts";
 
 export type { ActivityMode, CredentialStorage, DeskMethod, DismissResult, GatewaySettingsView, Milestone, Settings, SettingsPatch };
@@ -64,7 +65,8 @@ type VerbSpec<A extends readonly TSchema[], O extends readonly TSchema[], R exte
   /** How the call is written: the refusal a page gets for a bad argument. */
   usage: string;
 };
-const verb = <const A extends readonly TSchema[], R extends TSchema, const O extends readonly TSchema[] = []>(spec: VerbSpec<A, O, R>) => spec;
+const verb = <const A extends readonly TSchema[], R extends TSchema, const O extends readonly TSchema[] = []>(spec: VerbSpec<A, O, R>) =>
+  spec;
 
 type AnyVerb = VerbSpec<readonly TSchema[], readonly TSchema[], TSchema>;
 
@@ -83,11 +85,20 @@ export const DESK_VERBS = {
   retryConnection: verb({ args: [gatewayId], result: Type.Void(), usage: "retryConnection(gatewayId)" }),
   getSettings: verb({ args: [], result: SettingsSchema, usage: "getSettings()" }),
   updateSettings: verb({ args: [SettingsPatchSchema], result: SettingsSchema, usage: "updateSettings(patch)" }),
-  saveGateway: verb({ args: [GatewayInputSchema], result: SettingsSchema, usage: "saveGateway({url: ws:// or wss://, label, color, …})" }),
+  saveGateway: verb({
+    args: [GatewayInputSchema],
+    result: SettingsSchema,
+    usage: "saveGateway({url: ws:// or wss://, label, color, …})",
+  }),
   removeGateway: verb({ args: [gatewayId], result: SettingsSchema, usage: "removeGateway(gatewayId)" }),
   /** Opens an http, https or mailto link in the system browser; anything else is refused (false). */
   openExternal: verb({ args: [Type.String({ maxLength: 8192 })], result: Type.Boolean(), usage: "openExternal(url)" }),
-  openPage: verb({ args: [PageSchema], optionalArgs: [CardRefSchema], result: Type.Void(), usage: "openPage(popover | dashboard | settings, card?)" }),
+  openPage: verb({
+    args: [PageSchema],
+    optionalArgs: [CardRefSchema],
+    result: Type.Void(),
+    usage: "openPage(popover | dashboard | settings, card?)",
+  }),
 } satisfies { [M in DeskMethod]: AnyVerb };
 
 type Verbs = typeof DESK_VERBS;

@@ -23,7 +23,8 @@ export function isAccelerator(v: string): boolean {
 const flag = (d: boolean) => Type.Boolean({ default: d, description: "true or false" });
 const wholeNumber = (min: number, max: number, d: number) =>
   Type.Integer({ minimum: min, maximum: max, default: d, description: `a whole number from ${min} to ${max}` });
-const clock = (d: string) => Type.String({ pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", default: d, description: "a time as HH:MM (00:00 to 23:59)" });
+const clock = (d: string) =>
+  Type.String({ pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", default: d, description: "a time as HH:MM (00:00 to 23:59)" });
 
 export const MILESTONES = ["newCard", "stepCompleted", "allCompleted", "pausedOrBlocked", "refreshFailed", "noProgress"] as const;
 export type Milestone = (typeof MILESTONES)[number];
@@ -50,7 +51,12 @@ const popoverShortcut = Type.Refine(
   () => `must be ${SHORTCUT_RULE}`,
 );
 /** Cards pinned to the dashboard (P3), as `gatewayId\u0000sessionKey`: each once, at most 200. */
-const pinned = Type.Array(Type.String({ maxLength: 2047 }), { uniqueItems: true, maxItems: 200, default: [], description: "a list of card keys" });
+const pinned = Type.Array(Type.String({ maxLength: 2047 }), {
+  uniqueItems: true,
+  maxItems: 200,
+  default: [],
+  description: "a list of card keys",
+});
 
 /** What a page may set directly: every setting but the Gateways and the credential storage. */
 const preferences = {
@@ -113,7 +119,9 @@ export type Settings = Static<typeof SettingsSchema>;
 export const SettingsPatchSchema = Type.Partial(
   Type.Object({
     ...preferences,
-    notifications: Type.Partial(Type.Object({ enabled: notifications.properties.enabled, milestones: Type.Partial(milestones), quietHours: Type.Partial(quietHours) })),
+    notifications: Type.Partial(
+      Type.Object({ enabled: notifications.properties.enabled, milestones: Type.Partial(milestones), quietHours: Type.Partial(quietHours) }),
+    ),
     activity: Type.Partial(activity),
     detector: Type.Partial(detector),
     /** The person's explicit choice to keep new secrets unencrypted while the keychain is unavailable. */
@@ -131,7 +139,15 @@ void sameStorage;
 // mutation-scope:start (scripts/mutation.ts mutates only the normalisation between these markers)
 const COLORS = ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff"];
 
-type Schemaish = TSchema & { type?: unknown; description?: string; properties?: Record<string, TSchema>; items?: TSchema; default?: unknown; maxItems?: number; uniqueItems?: boolean };
+type Schemaish = TSchema & {
+  type?: unknown;
+  description?: string;
+  properties?: Record<string, TSchema>;
+  items?: TSchema;
+  default?: unknown;
+  maxItems?: number;
+  uniqueItems?: boolean;
+};
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
@@ -164,7 +180,8 @@ function repairGateways(value: unknown): StoredGateway[] {
     if (!isRecord(g) || !Value.Check(id, g.id) || !Value.Check(url, g.url) || gateways.some((x) => x.id === g.id)) continue;
     const gatewayUrl = g.url as string;
     const label = typeof g.label === "string" ? g.label.trim().slice(0, 80) : "";
-    const color = Value.Check(StoredGatewaySchema.properties.color, g.color) ? (g.color as string) : COLORS[gateways.length % COLORS.length]!;
+    const paletteColor = COLORS[gateways.length % COLORS.length]!;
+    const color = Value.Check(StoredGatewaySchema.properties.color, g.color) ? (g.color as string) : paletteColor;
     gateways.push({ id: g.id as string, url: gatewayUrl, label: label || new URL(gatewayUrl).host, color });
   }
   return gateways;

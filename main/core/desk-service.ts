@@ -2,7 +2,8 @@
 // against the core and the settings. Electron's IPC and the browser host both forward
 // here, so the two behave the same. The service decides which Gateways the core uses:
 // the ones in Settings, else the zero-configuration local one (G1).
-import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type DeskHandlers, type DeskMethod, type Page, type Settings } from "../../common/contract.ts";
+import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
+import type { CardRef, DeskEvent, DeskHandlers, DeskMethod, Page, Settings } from "../../common/contract.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import type { Discovered } from "./discovery.ts";
 import type { SettingsStore } from "./settings.ts";

@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { WebSocket as NodeWebSocket } from "ws";
-import { DESK_METHODS, channelFor, type CardRef, type DeskApi, type DeskEvent, type DeskHandlers, type DeskMethod, type VerbArgs } from "../../common/contract.ts";
+import { DESK_METHODS, channelFor } from "../../common/contract.ts";
+import type { CardRef, DeskApi, DeskEvent, DeskHandlers, DeskMethod, VerbArgs } from "../../common/contract.ts";
 import { buildDeskApi, type DeskTransport } from "../../common/desk-proxy.ts";
 import type { DeskChange } from "../../common/model.ts";
 import { defaultSettings } from "../../common/settings-schema.ts";
@@ -49,7 +50,12 @@ const INVALID: Record<DeskMethod, unknown[][]> = {
   refresh: [[card, "yes"], [null, true]],
   retryConnection: [[7], ["g".repeat(201)]],
   getSettings: [[1]],
-  updateSettings: [[null], [{ detector: { pollingRepeats: 1 } }], [{ popoverShortcut: "P" }], [{ notifications: { quietHours: { end: "7:30" } } }]],
+  updateSettings: [
+    [null],
+    [{ detector: { pollingRepeats: 1 } }],
+    [{ popoverShortcut: "P" }],
+    [{ notifications: { quietHours: { end: "7:30" } } }],
+  ],
   saveGateway: [[{ label: "x", color: "#000000", url: "http://gw" }], [{ label: "x", color: "#000000", url: "ws://gw", token: 5 }]],
   removeGateway: [[{ id: "home" }]],
   openExternal: [[{ href: "https://example.com" }]],
@@ -112,7 +118,10 @@ function electronTransport(service: DeskService) {
     on: (_channel, l) => eventListeners.add(l),
     removeListener: (_channel, l) => eventListeners.delete(l),
   };
-  const window = { send: (_channel: string, payload: unknown) => eventListeners.forEach((l) => l({}, structuredClone(payload))), isDestroyed: () => false };
+  const window = {
+    send: (_channel: string, payload: unknown) => eventListeners.forEach((l) => l({}, structuredClone(payload))),
+    isDestroyed: () => false,
+  };
   return {
     api: buildPreloadApi(ipcRenderer),
     raw: (method: DeskMethod, args: unknown[]) => ipcRenderer.invoke(channelFor(method), ...args),
@@ -191,7 +200,10 @@ for (const transportName of ["Electron IPC", "host WebSocket"] as const) {
 
     test("an unknown verb is refused", async () => {
       // Over IPC it has no channel at all; the host's socket names it in the refusal.
-      const refusal = transportName === "Electron IPC" ? /No handler registered for 'progress-desk:format'/ : { code: "BAD_REQUEST", message: 'unknown method "format"' };
+      const refusal =
+        transportName === "Electron IPC"
+          ? /No handler registered for 'progress-desk:format'/
+          : { code: "BAD_REQUEST", message: 'unknown method "format"' };
       await assert.rejects(raw("format" as DeskMethod, []), refusal);
     });
 

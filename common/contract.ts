@@ -1,110 +1,130 @@
-// The whole surface a page can touch, typed once and used by main (Electron IPC), the
-// preload bridge, the browser host's WebSocket bridge and the renderer. A page asks with
-// one of these verbs and hears the two events; nothing else crosses. Tokens never do:
-// Gateway settings come back with `hasToken`-style flags only.
+// The whole surface a page can touch, defined once: a table of verbs, each with TypeBox
+// schemas for its arguments and result. From the table come the `DeskApi` type a page
+// uses, the runtime check of every call (main and the host run it before a handler), the
+// type of the main-process handler map (desk-service), the Electron IPC channels (one per
+// verb) and the page-side proxies (desk-proxy.ts, for the preload and the host bridge).
+// A page asks with one of these verbs and hears the two events; nothing else crosses.
+// Tokens never do: Gateway settings come back with `hasToken`-style flags only.
+import Type, { type Static, type TSchema } from "typebox";
+import { Value } from "typebox/value";
 import type { CredentialStorage } from "./credential-storage.ts";
 import type { ActivityMode, DeskChange, DeskSnapshot, DismissResult, RefreshState } from "./model.ts";
+import { SettingsPatchSchema, SettingsSchema } from "./settings-schema.ts";
+import type { GatewaySettingsView, Milestone, Settings, SettingsPatch } from "./settings-schema.ts";
+import { CHANNEL_PREFIX, channelFor, DESK_METHODS, EVENT_CHANNEL, isSafeExternalUrl, type DeskMethod } from "./verbs.ts";
 
-export type { ActivityMode, CredentialStorage, DismissResult };
+export type { ActivityMode, CredentialStorage, DeskMethod, DismissResult, GatewaySettingsView, Milestone, Settings, SettingsPatch };
+export { CHANNEL_PREFIX, channelFor, DESK_METHODS, EVENT_CHANNEL, isSafeExternalUrl };
 
+// ——— argument shapes ———
+// `refusal` (ours, not JSON Schema's) is the message a page gets when a value fails inside
+// that schema; otherwise it gets the verb's usage line.
 
-export type Milestone = "newCard" | "stepCompleted" | "allCompleted" | "pausedOrBlocked" | "refreshFailed" | "noProgress";
+export const CardRefSchema = Type.Object(
+  {
+    gatewayId: Type.String({ maxLength: 200 }),
+    sessionKey: Type.String({ maxLength: 1024 }),
+    agentId: Type.Union([Type.Null(), Type.String({ maxLength: 64 })]),
+  },
+  { refusal: "card must be {gatewayId, sessionKey, agentId}" },
+);
+export type CardRef = Static<typeof CardRefSchema>;
 
-export type GatewaySettingsView = {
-  id: string;
-  label: string;
-  color: string;
-  url: string;
-  hasToken: boolean;
-  hasPassword: boolean;
-  hasSetupCode: boolean;
-};
+export const PageSchema = Type.Union([Type.Literal("popover"), Type.Literal("dashboard"), Type.Literal("settings")]);
+export type Page = Static<typeof PageSchema>;
 
-/** Local settings (S1–S3), as a page sees them. */
-export type Settings = {
-  /** S1: show task progress cards in the popover. */
-  showCards: boolean;
-  /** S2: collapse task progress by default on desktop. */
-  collapseByDefault: boolean;
-  notifications: { enabled: boolean; milestones: Record<Milestone, boolean>; quietHours: { enabled: boolean; start: string; end: string } };
-  trayTitle: boolean;
-  launchAtLogin: boolean;
-  /** A global shortcut that toggles the popover (Electron accelerator), "" = off (the default). */
-  popoverShortcut: string;
-  /** P3: keep the dashboard window above other windows. */
-  dashboardOnTop: boolean;
-  /** The live activity line under a card: which tool lines to show, and whether commands are shown. */
-  activity: { mode: ActivityMode; commandText: "raw" | "status" };
-  /** The no-progress detector: an observation beside the card, never a change to it. */
-  detector: { enabled: boolean; pollingRepeats: number; silentMinutes: number };
-  gateways: GatewaySettingsView[];
-  /**
-   * How saved credentials are kept: the OS keychain, only a 0600 file (warn), or
-   * "unavailable": saved ones can't be read now and are kept untouched (say so, loudly).
-   */
-  credentialStorage: CredentialStorage;
-  /** Cards the person pinned to the dashboard (P3), as `gatewayId\u0000sessionKey`. */
-  pinned: string[];
-};
-
-/** What a page may change; Gateways go through saveGateway/removeGateway. */
-export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications" | "credentialStorage" | "activity" | "detector">> & {
-  /** The person's explicit choice to keep new secrets unencrypted while the keychain is unavailable. */
-  credentialStorage?: "file";
-  activity?: Partial<Settings["activity"]>;
-  detector?: Partial<Settings["detector"]>;
-  notifications?: Partial<Omit<Settings["notifications"], "milestones" | "quietHours">> & {
-    milestones?: Partial<Record<Milestone, boolean>>;
-    quietHours?: Partial<Settings["notifications"]["quietHours"]>;
-  };
-};
+const gatewayId = Type.String({ maxLength: 200 });
+const secretText = (field: string) => Type.Optional(Type.String({ maxLength: 4096, refusal: `saveGateway: ${field} must be text` }));
 
 /**
  * Secrets are write-only: set a string to replace, "" to remove, leave out to keep. They are
  * bound to the URL's origin: a URL on another server drops every one not given again.
  */
-export type GatewayInput = { id?: string; label: string; color: string; url: string; token?: string; password?: string; setupCode?: string };
+export const GatewayInputSchema = Type.Object({
+  id: secretText("id"),
+  label: Type.String({ maxLength: 80 }),
+  color: Type.String({ maxLength: 32 }),
+  url: Type.String({ maxLength: 2048, pattern: "^[wW][sS][sS]?://" }),
+  token: secretText("token"),
+  password: secretText("password"),
+  setupCode: secretText("setupCode"),
+});
+export type GatewayInput = Static<typeof GatewayInputSchema>;
 
-export type CardRef = { gatewayId: string; sessionKey: string; agentId: string | null };
-export type Page = "popover" | "dashboard" | "settings";
+/** A result the core builds and types itself (common/model.ts): typed here, not re-checked. */
+const made = <T>() => Type.Unsafe<T>({});
 
-/** The verbs. Every method returns a promise: over IPC and over the host socket alike. */
-export type DeskApi = {
-  snapshot(): Promise<DeskSnapshot>;
-  dismiss(card: CardRef, revision: number, confirmed: boolean): Promise<DismissResult>;
-  refresh(card: CardRef, retry: boolean): Promise<RefreshState | null>;
-  retryConnection(gatewayId: string): Promise<void>;
-  getSettings(): Promise<Settings>;
-  updateSettings(patch: SettingsPatch): Promise<Settings>;
-  saveGateway(input: GatewayInput): Promise<Settings>;
-  removeGateway(gatewayId: string): Promise<Settings>;
-  /** Opens an http, https or mailto link in the system browser; anything else is refused. */
-  openExternal(url: string): Promise<boolean>;
-  openPage(page: Page, card?: CardRef): Promise<void>;
+// ——— the verbs ———
+
+type VerbSpec<A extends readonly TSchema[], O extends readonly TSchema[], R extends TSchema> = {
+  /** The arguments, in order. */
+  args: A;
+  /** Arguments a page may leave out, after `args`. */
+  optionalArgs?: O;
+  result: R;
+  /** How the call is written: the refusal a page gets for a bad argument. */
+  usage: string;
+};
+const verb = <const A extends readonly TSchema[], R extends TSchema, const O extends readonly TSchema[] = []>(spec: VerbSpec<A, O, R>) =>
+  spec;
+
+type AnyVerb = VerbSpec<readonly TSchema[], readonly TSchema[], TSchema>;
+
+/**
+ * Every verb a page may call, by its name in verbs.ts (the compiler holds the two to the
+ * same set). Every one returns a promise: over IPC and over the host socket alike.
+ */
+export const DESK_VERBS = {
+  snapshot: verb({ args: [], result: made<DeskSnapshot>(), usage: "snapshot()" }),
+  dismiss: verb({
+    args: [CardRefSchema, Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Boolean()],
+    result: made<DismissResult>(),
+    usage: "dismiss(card, revision, confirmed)",
+  }),
+  refresh: verb({ args: [CardRefSchema, Type.Boolean()], result: made<RefreshState | null>(), usage: "refresh(card, retry)" }),
+  retryConnection: verb({ args: [gatewayId], result: Type.Void(), usage: "retryConnection(gatewayId)" }),
+  getSettings: verb({ args: [], result: SettingsSchema, usage: "getSettings()" }),
+  updateSettings: verb({ args: [SettingsPatchSchema], result: SettingsSchema, usage: "updateSettings(patch)" }),
+  saveGateway: verb({
+    args: [GatewayInputSchema],
+    result: SettingsSchema,
+    usage: "saveGateway({url: ws:// or wss://, label, color, …})",
+  }),
+  removeGateway: verb({ args: [gatewayId], result: SettingsSchema, usage: "removeGateway(gatewayId)" }),
+  /** Opens an http, https or mailto link in the system browser; anything else is refused (false). */
+  openExternal: verb({ args: [Type.String({ maxLength: 8192 })], result: Type.Boolean(), usage: "openExternal(url)" }),
+  openPage: verb({
+    args: [PageSchema],
+    optionalArgs: [CardRefSchema],
+    result: Type.Void(),
+    usage: "openPage(popover | dashboard | settings, card?)",
+  }),
+} satisfies { [M in DeskMethod]: AnyVerb };
+
+type Verbs = typeof DESK_VERBS;
+
+type Statics<A> = { -readonly [K in keyof A]: A[K] extends TSchema ? Static<A[K]> : never };
+/** A verb's optional schemas; none when its entry names none (the spec's type then says only "a list"). */
+type OptionalArgsOf<M extends DeskMethod> = NonNullable<Verbs[M]["optionalArgs"]> extends infer O extends readonly TSchema[]
+  ? number extends O["length"]
+    ? []
+    : O
+  : [];
+/** A verb's arguments as TypeScript sees them (optional ones may be left out). */
+export type VerbArgs<M extends DeskMethod> = [...Statics<Verbs[M]["args"]>, ...Partial<Statics<OptionalArgsOf<M>>>];
+export type VerbResult<M extends DeskMethod> = Static<Verbs[M]["result"]>;
+
+/** The verbs as a page calls them. */
+export type DeskVerbs = { [M in DeskMethod]: (...args: VerbArgs<M>) => Promise<VerbResult<M>> };
+/** What main runs for each verb: every verb, each with its own argument and result types. */
+export type DeskHandlers = { [M in DeskMethod]: (...args: VerbArgs<M>) => VerbResult<M> | Promise<VerbResult<M>> };
+
+export type DeskApi = DeskVerbs & {
   onChange(listener: (change: DeskChange) => void): () => void;
   onSettings(listener: (settings: Settings) => void): () => void;
 };
 
-export type DeskMethod = Exclude<keyof DeskApi, "onChange" | "onSettings">;
-export const DESK_METHODS = [
-  "snapshot",
-  "dismiss",
-  "refresh",
-  "retryConnection",
-  "getSettings",
-  "updateSettings",
-  "saveGateway",
-  "removeGateway",
-  "openExternal",
-  "openPage",
-] as const satisfies readonly DeskMethod[];
-
 export type DeskEvent = { type: "change"; change: DeskChange } | { type: "settings"; settings: Settings };
-
-/** IPC channel names (Electron): one per verb, one for events. */
-export const CHANNEL_PREFIX = "progress-desk:";
-export const EVENT_CHANNEL = "progress-desk:event";
-export const channelFor = (method: DeskMethod): string => `${CHANNEL_PREFIX}${method}`;
 
 // ——— validation: main and the host check every message against the contract ———
 
@@ -145,74 +165,44 @@ export function forbiddenReason(method: string, args: readonly unknown[], caller
   return null;
 }
 
-const isStr = (v: unknown, max = 4096): v is string => typeof v === "string" && v.length <= max;
-const isBool = (v: unknown): v is boolean => typeof v === "boolean";
-
-function cardRef(v: unknown): CardRef {
-  const r = v as Record<string, unknown> | null;
-  if (!r || typeof r !== "object" || !isStr(r.gatewayId, 200) || !isStr(r.sessionKey, 1024) || !(r.agentId === null || isStr(r.agentId, 64))) {
-    throw new ContractError("card must be {gatewayId, sessionKey, agentId}");
-  }
-  return { gatewayId: r.gatewayId, sessionKey: r.sessionKey, agentId: r.agentId as string | null };
-}
-
 const PAGES: ReadonlySet<string> = new Set<Page>(["popover", "dashboard", "settings"]);
-const SAFE_LINK = /^(https?:\/\/|mailto:)/i;
+type Annotated = TSchema & { refusal?: string; description?: string; properties?: Record<string, TSchema>; items?: TSchema };
 
-/** True for the only links a page may open: http, https and mailto. */
-export function isSafeExternalUrl(url: unknown): url is string {
-  if (!isStr(url, 8192) || !SAFE_LINK.test(url)) return false;
-  try {
-    const u = new URL(url);
-    return u.protocol === "http:" || u.protocol === "https:" || u.protocol === "mailto:";
-  } catch {
-    return false;
-  }
+/**
+ * What a page is told about a value `schema` refused, from the path to the first fault:
+ * the deepest `refusal` on it, or a described setting below that by its path and rule;
+ * otherwise the verb's usage.
+ */
+function refusalFor(schema: TSchema, value: unknown, usage: string): string {
+  const path = (Value.Errors(schema, value)[0]?.instancePath ?? "").split("/").slice(1);
+  let node: Annotated | undefined = schema;
+  let message = (schema as Annotated).refusal ?? usage;
+  path.forEach((key, depth) => {
+    node = node?.properties?.[key] ?? node?.items;
+    if (node?.refusal !== undefined) message = node.refusal;
+    else if (node?.description !== undefined) message = `${usage}: ${path.slice(0, depth + 1).join(".")} must be ${node.description}`;
+  });
+  return message;
 }
 
-/** Checks a verb's arguments; returns them typed or throws ContractError. */
+/** Checks a verb's arguments against its schemas; returns them (unknown fields dropped) or throws ContractError. */
 export function validateArgs(method: string, args: unknown): unknown[] {
-  if (!(DESK_METHODS as readonly string[]).includes(method)) throw new ContractError(`unknown method ${JSON.stringify(method)}`);
+  if (!Object.hasOwn(DESK_VERBS, method)) throw new ContractError(`unknown method ${JSON.stringify(method)}`);
   if (!Array.isArray(args) || args.length > 3) throw new ContractError("arguments must be a short list");
-  const m = method as DeskMethod;
-  switch (m) {
-    case "snapshot":
-    case "getSettings":
-      if (args.length !== 0) throw new ContractError(`${m} takes no arguments`);
-      return [];
-    case "dismiss": {
-      const [c, revision, confirmed] = args;
-      if (!Number.isSafeInteger(revision) || (revision as number) < 1 || !isBool(confirmed)) throw new ContractError("dismiss(card, revision, confirmed)");
-      return [cardRef(c), revision, confirmed];
-    }
-    case "refresh": {
-      const [c, retry] = args;
-      if (!isBool(retry)) throw new ContractError("refresh(card, retry)");
-      return [cardRef(c), retry];
-    }
-    case "retryConnection":
-    case "removeGateway":
-      if (!isStr(args[0], 200)) throw new ContractError(`${m}(gatewayId)`);
-      return [args[0]];
-    case "updateSettings": {
-      const p = args[0];
-      if (!p || typeof p !== "object" || Array.isArray(p)) throw new ContractError("updateSettings(patch)");
-      return [p];
-    }
-    case "saveGateway": {
-      const g = args[0] as Record<string, unknown> | null;
-      if (!g || typeof g !== "object" || !isStr(g.url, 2048) || !/^wss?:\/\//i.test(g.url) || !isStr(g.label, 80) || !isStr(g.color, 32)) {
-        throw new ContractError("saveGateway({url: ws:// or wss://, label, color, …})");
-      }
-      for (const k of ["id", "token", "password", "setupCode"]) if (g[k] !== undefined && !isStr(g[k], 4096)) throw new ContractError(`saveGateway: ${k} must be text`);
-      return [g];
-    }
-    case "openExternal":
-      if (!isStr(args[0], 8192)) throw new ContractError("openExternal(url)");
-      return [args[0]];
-    case "openPage":
-      if (!isStr(args[0]) || !PAGES.has(args[0])) throw new ContractError("openPage(popover | dashboard | settings, card?)");
-      return args[1] === undefined ? [args[0]] : [args[0], cardRef(args[1])];
+  const spec: AnyVerb = DESK_VERBS[method as DeskMethod];
+  const required = spec.args;
+  const optional = spec.optionalArgs ?? [];
+  // A left-out optional argument may arrive as a trailing undefined (IPC keeps it).
+  let given = args.length;
+  while (given > required.length && args[given - 1] === undefined) given -= 1;
+  if (given > required.length + optional.length) {
+    throw new ContractError(required.length + optional.length === 0 ? `${method} takes no arguments` : spec.usage);
   }
+  if (given < required.length) throw new ContractError(spec.usage);
+  const schemas = args.slice(0, given).map((_, i) => required[i] ?? optional[i - required.length]!);
+  const refusals = schemas.flatMap((schema, i) => (Value.Check(schema, args[i]) ? [] : [refusalFor(schema, args[i], spec.usage)]));
+  // The usage line, when it applies, says the most: it shows the whole call.
+  if (refusals.length > 0) throw new ContractError(refusals.find((r) => r === spec.usage) ?? refusals[0]!);
+  return schemas.map((schema, i) => Value.Clean(schema, Value.Clone(args[i])));
 }
 // mutation-scope:end

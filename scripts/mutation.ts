@@ -34,10 +34,10 @@ export const MODULES: Module[] = [
   { name: "truncate", mutate: ["common/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
   { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },
-  { name: "settings (normalisation)", mutate: ["main/core/settings.ts#scope"], tests: ["settings", "settings-normalisation"] },
+  { name: "settings (normalisation)", mutate: ["common/settings-schema.ts#scope"], tests: ["settings", "settings-normalisation"] },
   {
     name: "contract (validateArgs)",
-    mutate: ["common/contract.ts#scope"],
+    mutate: ["common/contract.ts#scope", "common/verbs.ts#scope"],
     tests: ["settings", "preload-bridge", "contract-validate-args", "contract-settings-only-callers"],
   },
 ];

@@ -2,7 +2,8 @@
 // against the core and the settings. Electron's IPC and the browser host both forward
 // here, so the two behave the same. The service decides which Gateways the core uses:
 // the ones in Settings, else the zero-configuration local one (G1).
-import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../common/contract.ts";
+import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
+import type { CardRef, DeskEvent, DeskHandlers, DeskMethod, Page, Settings } from "../../common/contract.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import { discoveredGateway, type Discovered } from "./discovery.ts";
 import type { SettingsStore } from "./settings.ts";
@@ -34,6 +35,28 @@ export function localGateway(discovered: Discovered): GatewayConfig {
   return discoveredGateway(discovered, "Local");
 }
 
+/**
+ * One call, checked as the contract says before a handler runs: the verb and its arguments
+ * (validateArgs), then who asks (forbiddenReason). A handler's failure is the page's to
+ * hear as FAILED with its message.
+ */
+export function serveContract(handlers: DeskHandlers): DeskService["call"] {
+  return async (method, args, caller) => {
+    // validateArgs admits only the table's verbs, with their arguments' types.
+    const valid = validateArgs(method, args);
+    const handler = handlers[method as DeskMethod] as (...validArgs: unknown[]) => unknown;
+    const forbidden = forbiddenReason(method, valid, caller);
+    if (forbidden !== null) throw new ForbiddenError(`Refused: ${forbidden}.`);
+    try {
+      return (await handler(...valid)) ?? null;
+    } catch (err) {
+      if (err instanceof ContractError) throw err;
+      // Core errors (an unknown Gateway id, say) are the page's mistake, told plainly.
+      throw Object.assign(new Error((err as Error).message), { code: "FAILED" });
+    }
+  };
+}
+
 export function createDeskService(opts: DeskServiceOptions): DeskService {
   const { desk, settings } = opts;
   const gateways = (): GatewayConfig[] => {
@@ -52,44 +75,32 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
   applyActivity(settings.view());
   settings.onChange(applyActivity);
 
-  const handlers: Record<string, (...args: any[]) => unknown> = {
+  // One handler per verb of the contract, typed from its table: a missing verb, an extra
+  // one or a handler with other parameter or result types does not compile.
+  const handlers: DeskHandlers = {
     snapshot: () => desk.snapshot(),
-    dismiss: (card: CardRef, revision: number, confirmed: boolean) =>
-      desk.dismiss(card.gatewayId, card.sessionKey, { revision, confirmed, agentId: card.agentId }),
-    refresh: (card: CardRef, retry: boolean) => desk.refresh(card.gatewayId, card.sessionKey, { retry, agentId: card.agentId }),
-    retryConnection: (gatewayId: string) => desk.retry(gatewayId),
+    dismiss: (card, revision, confirmed) => desk.dismiss(card.gatewayId, card.sessionKey, { revision, confirmed, agentId: card.agentId }),
+    refresh: (card, retry) => desk.refresh(card.gatewayId, card.sessionKey, { retry, agentId: card.agentId }),
+    retryConnection: (gatewayId) => desk.retry(gatewayId),
     getSettings: () => settings.view(),
-    updateSettings: (patch: SettingsPatch) => settings.update(patch),
-    saveGateway: (input: GatewayInput) => {
+    updateSettings: (patch) => settings.update(patch),
+    saveGateway: (input) => {
       const s = settings.saveGateway(input);
       reconfigure();
       return s;
     },
-    removeGateway: (id: string) => {
+    removeGateway: (id) => {
       const s = settings.removeGateway(id);
       reconfigure();
       return s;
     },
-    openExternal: (url: string) => (isSafeExternalUrl(url) ? opts.openExternal(url) : false),
-    openPage: (page: Page, card?: CardRef) => opts.openPage?.(page, card),
+    openExternal: (url) => (isSafeExternalUrl(url) ? opts.openExternal(url) : false),
+    openPage: (page, card) => opts.openPage?.(page, card),
   };
 
   return {
     gateways,
-    async call(method, args, caller) {
-      const valid = validateArgs(method, args);
-      const handler = handlers[method];
-      if (!handler) throw new ContractError(`unknown method ${method}`);
-      const forbidden = forbiddenReason(method, valid, caller);
-      if (forbidden !== null) throw new ForbiddenError(`Refused: ${forbidden}.`);
-      try {
-        return (await handler(...valid)) ?? null;
-      } catch (err) {
-        if (err instanceof ContractError) throw err;
-        // Core errors (an unknown Gateway id, say) are the page's mistake, told plainly.
-        throw Object.assign(new Error((err as Error).message), { code: "FAILED" });
-      }
-    },
+    call: serveContract(handlers),
     subscribe(listener) {
       const offDesk = desk.subscribe((change) => listener({ type: "change", change }));
       const offSettings = settings.onChange((s) => listener({ type: "settings", settings: s }));

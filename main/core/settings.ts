@@ -10,7 +10,8 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { GatewayInput, GatewaySettingsView, Milestone, Settings, SettingsPatch } from "../../common/contract.ts";
+import type { GatewayInput, GatewaySettingsView, Settings, SettingsPatch } from "../../common/contract.ts";
+import { isAccelerator, repairSettings, type SettingsDocument, type StoredGateway } from "../../common/settings-schema.ts";
 import { SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
 import { gatewayIdForUrl } from "./discovery.ts";
 import type { GatewayConfig } from "./desk.ts";
@@ -18,97 +19,11 @@ import { gatewayOrigin } from "../../common/gateway-origin.ts";
 import type { CredentialVault } from "./vault.ts";
 import { isOnGateway } from "../../common/keys.ts";
 
-export type StoredGateway = { id: string; label: string; color: string; url: string };
-type Document = Omit<Settings, "gateways" | "credentialStorage"> & { gateways: StoredGateway[] };
+// The document's rules and defaults live in its schema (common/settings-schema.ts).
+export { defaultSettings, isAccelerator, repairSettings as normalizeSettings, type StoredGateway } from "../../common/settings-schema.ts";
+type Document = SettingsDocument;
 
 export type SettingsBackend = { read(): unknown; write(doc: unknown): Promise<void> };
-
-// mutation-scope:start (scripts/mutation.ts mutates only the normalisation between these markers)
-const MILESTONES: Milestone[] = ["newCard", "stepCompleted", "allCompleted", "pausedOrBlocked", "refreshFailed", "noProgress"];
-const COLORS = ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff"];
-
-export function defaultSettings(): Document {
-  return {
-    showCards: true,
-    collapseByDefault: false,
-    notifications: {
-      enabled: true,
-      milestones: { newCard: true, stepCompleted: true, allCompleted: true, pausedOrBlocked: true, refreshFailed: true, noProgress: true },
-      quietHours: { enabled: false, start: "22:00", end: "08:00" },
-    },
-    trayTitle: true,
-    launchAtLogin: false,
-    popoverShortcut: "",
-    dashboardOnTop: false,
-    activity: { mode: "all", commandText: "raw" },
-    detector: { enabled: true, pollingRepeats: 5, silentMinutes: 10 },
-    gateways: [],
-    pinned: [],
-  };
-}
-
-const MODIFIERS = new Set(["Command", "Cmd", "Control", "Ctrl", "CommandOrControl", "CmdOrCtrl", "Alt", "Option", "AltGr", "Shift", "Super", "Meta"]);
-const KEY = /^([A-Z0-9]|F([1-9]|1\d|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[-=\[\];',./\\`])$/;
-
-/** An Electron accelerator with at least one modifier, e.g. `CommandOrControl+Shift+P` (a bare key would steal typing). */
-export function isAccelerator(v: string): boolean {
-  const parts = v.split("+");
-  if (v.length > 64 || parts.length < 2) return false;
-  const key = parts[parts.length - 1]!;
-  const mods = parts.slice(0, -1);
-  return KEY.test(key) && mods.every((m) => MODIFIERS.has(m)) && new Set(mods).size === mods.length;
-}
-
-const bool = (v: unknown, d: boolean): boolean => (typeof v === "boolean" ? v : d);
-const oneOf = <T extends string>(v: unknown, allowed: readonly T[], d: T): T => (allowed.includes(v as T) ? (v as T) : d);
-const int = (v: unknown, min: number, max: number, d: number): number => (Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? (v as number) : d);
-const clock = (v: unknown, d: string): string => (typeof v === "string" && /^([01]\d|2[0-3]):[0-5]\d$/.test(v) ? v : d);
-
-/** Whatever was on disk, made valid: unknown keys dropped, bad values back to defaults. */
-export function normalizeSettings(raw: unknown): Document {
-  const d = defaultSettings();
-  const r = (raw && typeof raw === "object" ? raw : {}) as Record<string, any>;
-  const n = (r.notifications && typeof r.notifications === "object" ? r.notifications : {}) as Record<string, any>;
-  const milestones = {} as Record<Milestone, boolean>;
-  for (const m of MILESTONES) milestones[m] = bool(n.milestones?.[m], d.notifications.milestones[m]);
-  const gateways: StoredGateway[] = [];
-  if (Array.isArray(r.gateways)) {
-    for (const g of r.gateways) {
-      if (g && typeof g.id === "string" && typeof g.url === "string" && /^wss?:\/\//i.test(g.url) && !gateways.some((x) => x.id === g.id)) {
-        gateways.push({ id: g.id, url: g.url, label: typeof g.label === "string" && g.label.trim() ? g.label.trim().slice(0, 80) : new URL(g.url).host, color: typeof g.color === "string" && /^#[0-9a-f]{6}$/i.test(g.color) ? g.color : COLORS[gateways.length % COLORS.length]! });
-      }
-    }
-  }
-  return {
-    showCards: bool(r.showCards, d.showCards),
-    collapseByDefault: bool(r.collapseByDefault, d.collapseByDefault),
-    notifications: {
-      enabled: bool(n.enabled, d.notifications.enabled),
-      milestones,
-      quietHours: {
-        enabled: bool(n.quietHours?.enabled, d.notifications.quietHours.enabled),
-        start: clock(n.quietHours?.start, d.notifications.quietHours.start),
-        end: clock(n.quietHours?.end, d.notifications.quietHours.end),
-      },
-    },
-    trayTitle: bool(r.trayTitle, d.trayTitle),
-    launchAtLogin: bool(r.launchAtLogin, d.launchAtLogin),
-    popoverShortcut: typeof r.popoverShortcut === "string" && (r.popoverShortcut === "" || isAccelerator(r.popoverShortcut)) ? r.popoverShortcut : d.popoverShortcut,
-    dashboardOnTop: bool(r.dashboardOnTop, d.dashboardOnTop),
-    activity: {
-      mode: oneOf(r.activity?.mode, ["off", "new", "all"] as const, d.activity.mode),
-      commandText: oneOf(r.activity?.commandText, ["raw", "status"] as const, d.activity.commandText),
-    },
-    detector: {
-      enabled: bool(r.detector?.enabled, d.detector.enabled),
-      pollingRepeats: int(r.detector?.pollingRepeats, 2, 100, d.detector.pollingRepeats),
-      silentMinutes: int(r.detector?.silentMinutes, 1, 24 * 60, d.detector.silentMinutes),
-    },
-    gateways,
-    pinned: Array.isArray(r.pinned) ? [...new Set(r.pinned.filter((p: unknown): p is string => typeof p === "string" && p.length < 2048))].slice(0, 200) : [],
-  };
-}
-// mutation-scope:end
 
 const SECRET_FIELDS = { token: "token", password: "password", setupCode: "setup-code" } as const;
 type SecretField = keyof typeof SECRET_FIELDS;
@@ -137,7 +52,7 @@ export class SettingsStore {
   constructor(backend: SettingsBackend, vault: CredentialVault) {
     this.backend = backend;
     this.vault = vault;
-    this.doc = normalizeSettings(backend.read());
+    this.doc = repairSettings(backend.read());
     this.bindLegacySecrets();
   }
 
@@ -172,7 +87,7 @@ export class SettingsStore {
       detector: { ...this.doc.detector, ...(patch.detector ?? {}) },
       gateways: this.doc.gateways,
     };
-    return this.commit(normalizeSettings(merged));
+    return this.commit(repairSettings(merged));
   }
 
   saveGateway(input: GatewayInput): Settings {
@@ -196,7 +111,7 @@ export class SettingsStore {
       if (value?.trim()) this.vault.set(secretKey(id, field, origin), value.trim());
     }
     if (before && before.url !== next.url) this.forgetDeviceTokens(before.url, gateways);
-    return this.commit(normalizeSettings({ ...this.doc, gateways }));
+    return this.commit(repairSettings({ ...this.doc, gateways }));
   }
 
   removeGateway(id: string): Settings {
@@ -204,7 +119,7 @@ export class SettingsStore {
     for (const field of FIELDS) this.deleteSecrets(id, field);
     const gateways = this.doc.gateways.filter((g) => g.id !== id);
     if (gone) this.forgetDeviceTokens(gone.url, gateways);
-    return this.commit(normalizeSettings({ ...this.doc, gateways, pinned: this.doc.pinned.filter((p) => !isOnGateway(p, id)) }));
+    return this.commit(repairSettings({ ...this.doc, gateways, pinned: this.doc.pinned.filter((p) => !isOnGateway(p, id)) }));
   }
 
   /** The Gateways to connect to, with their secrets, for the core (never for a page). */

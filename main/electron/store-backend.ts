@@ -1,5 +1,6 @@
 // Plain settings and window frames in electron-store (a JSON file under userData, with a
 // schema). Secrets never go here: they live in the vault (safeStorage).
+import { settingsStoreSchema } from "../../common/settings-schema.ts";
 import type { SettingsBackend } from "../core/settings.ts";
 import type { Rect } from "./window-geometry.ts";
 
@@ -13,11 +14,12 @@ const rect = {
 } as const;
 
 /**
- * electron-store's schema: loose on purpose inside `settings` (normalizeSettings makes any
- * stored document valid, so an old or hand-edited file never stops the app from starting).
+ * electron-store's schema. `settings` comes from the settings document's schema: its keys
+ * and defaults (a missing value is filled in), not its value rules: repairSettings mends a
+ * bad value key by key on read, where electron-store would clear the whole file for it.
  */
 export const STORE_SCHEMA = {
-  settings: { type: "object" },
+  settings: settingsStoreSchema(),
   windows: { type: "object", additionalProperties: rect },
 } as const;
 

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import Conf from "conf";
+import { defaultSettings, normalizeSettings, SettingsStore } from "../../main/core/settings.ts";
+import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { STORE_SCHEMA, storeSettingsBackend, storeWindowFrames, type KeyValueStore } from "../../main/electron/store-backend.ts";
 
 /** A FAKE electron-store: a Map, with every set recorded. */
@@ -137,13 +139,32 @@ describe("STORE_SCHEMA in the store that enforces it", () => {
     });
   });
 
-  test("settings are loose: any object goes in (normalizeSettings copes), a non-object does not", async () => {
+  test("settings: a bad value is kept for repair on read (not the whole file cleared); a missing one takes the schema's default", async () => {
     await withDirAsync(async (dir) => {
       const store = open(dir);
       const odd = { version: 0, showCards: "yes", gateways: "none", extra: [1, 2] };
       await storeSettingsBackend(store).write(odd);
-      assert.deepEqual(storeSettingsBackend(open(dir)).read(), odd);
+      const read = storeSettingsBackend(open(dir)).read() as Record<string, unknown>;
+      assert.deepEqual([read.version, read.showCards, read.gateways, read.extra], [0, "yes", "none", [1, 2]]);
+      assert.equal(read.trayTitle, true, "filled in from the settings schema's default");
+      assert.deepEqual(normalizeSettings(read), normalizeSettings(odd), "the same document once repaired");
       assert.throws(() => store.set("settings", "text"), /`settings` must be object/);
+    });
+  });
+
+  test("settings: every key of the settings document reaches electron-store's schema", () => {
+    assert.deepEqual(Object.keys(STORE_SCHEMA.settings.properties as object).sort(), Object.keys(defaultSettings()).sort());
+  });
+
+  test("settings: what the settings store writes reads back unchanged", async () => {
+    await withDirAsync(async (dir) => {
+      const settings = new SettingsStore(storeSettingsBackend(open(dir)), await CredentialVault.open(memoryStorage()));
+      settings.update({ showCards: false, detector: { pollingRepeats: 7 }, notifications: { quietHours: { enabled: true, start: "21:30" } } });
+      settings.saveGateway({ label: "Home", color: "#0a84ff", url: "ws://127.0.0.1:18789" });
+      await settings.flush();
+      const again = new SettingsStore(storeSettingsBackend(open(dir)), await CredentialVault.open(memoryStorage()));
+      assert.deepEqual(again.view(), settings.view());
+      assert.deepEqual(storeSettingsBackend(open(dir)).read(), normalizeSettings(storeSettingsBackend(open(dir)).read()));
     });
   });
 

@@ -4,7 +4,7 @@
 // TypeError from reading a field of a bad value. Found unpinned by the mutation run.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { ContractError, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
+import { ContractError, DESK_METHODS, DESK_VERBS, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
 
 const card = { gatewayId: "g", sessionKey: "agent:main:x", agentId: null };
 const gateway = { url: "ws://127.0.0.1:18789", label: "Home", color: "#0a84ff" };
@@ -31,6 +31,19 @@ describe("validateArgs: the call itself", () => {
   test("arguments must be a list of at most three", () => {
     refused("dismiss", { 0: card, 1: 1, 2: true, length: 3 }, "arguments must be a short list");
     refused("dismiss", [card, 1, true, "extra"], "arguments must be a short list");
+  });
+
+  test("a verb takes no more arguments than its table entry lists", () => {
+    refused("refresh", [card, true, "extra"], "refresh(card, retry)");
+    refused("openPage", ["dashboard", card, "extra"], "openPage(popover | dashboard | settings, card?)");
+  });
+
+  test("a left-out optional argument may come as a trailing undefined (IPC keeps it)", () => {
+    assert.deepEqual(validateArgs("openPage", ["dashboard", undefined]), ["dashboard"]);
+  });
+
+  test("the verb names and the schema table list the same verbs, in the same order", () => {
+    assert.deepEqual(Object.keys(DESK_VERBS), [...DESK_METHODS]);
   });
 
   test("snapshot and getSettings take nothing", () => {
@@ -66,6 +79,10 @@ describe("validateArgs: card references", () => {
     assert.deepEqual(validateArgs("dismiss", [card, 1, true]), [card, 1, true]);
     refused("dismiss", [card, 0, true], "dismiss(card, revision, confirmed)");
     refused("dismiss", [card, 2], "dismiss(card, revision, confirmed)");
+    assert.deepEqual(validateArgs("dismiss", [card, Number.MAX_SAFE_INTEGER, false]), [card, Number.MAX_SAFE_INTEGER, false]);
+    refused("dismiss", [card, Number.MAX_SAFE_INTEGER + 1, false], "dismiss(card, revision, confirmed)");
+    // Several faults: the usage line, which shows the whole call, wins over the card's own refusal.
+    refused("dismiss", [{ gatewayId: 1 }, 0, "x"], "dismiss(card, revision, confirmed)");
   });
 
   test("refresh: a card and a retry flag", () => {
@@ -87,6 +104,22 @@ describe("validateArgs: Gateways and settings", () => {
   test("updateSettings takes one object", () => {
     assert.deepEqual(validateArgs("updateSettings", [{ showCards: false }]), [{ showCards: false }]);
     for (const bad of [null, [], "showCards", 1]) refused("updateSettings", [bad], "updateSettings(patch)");
+  });
+
+  test("updateSettings: each value by the settings schema's rule, named by its path; unknown keys dropped", () => {
+    const patch = { detector: { silentMinutes: 1440 }, notifications: { quietHours: { start: "00:00" } }, popoverShortcut: "Alt+P" };
+    assert.deepEqual(validateArgs("updateSettings", [patch]), [patch]);
+    assert.deepEqual(validateArgs("updateSettings", [{ showCards: false, bogus: 1, activity: { mode: "new", loud: true } }]), [
+      { showCards: false, activity: { mode: "new" } },
+    ]);
+    const rule = "updateSettings(patch): ";
+    refused("updateSettings", [{ detector: { pollingRepeats: 1 } }], `${rule}detector.pollingRepeats must be a whole number from 2 to 100`);
+    refused("updateSettings", [{ notifications: { quietHours: { end: "7:30" } } }], `${rule}notifications.quietHours.end must be a time as HH:MM (00:00 to 23:59)`);
+    refused("updateSettings", [{ showCards: "yes" }], "updateSettings(patch): showCards must be true or false");
+    refused("updateSettings", [{ activity: { mode: "loud" } }], "updateSettings(patch): activity.mode must be off, new or all");
+    refused("updateSettings", [{ popoverShortcut: "P" }], /^updateSettings\(patch\): popoverShortcut must be a shortcut that combines a modifier and a key/);
+    refused("updateSettings", [{ credentialStorage: "os-keychain" }], `${rule}credentialStorage must be "file" (keep new secrets unencrypted)`);
+    refused("updateSettings", [{ pinned: [7] }], "updateSettings(patch): pinned must be a list of card keys");
   });
 
   test("saveGateway: a ws:// or wss:// address, a label and a colour within their lengths", () => {

@@ -1,0 +1,224 @@
+// Every verb of the contract table, through both transports a page has: Electron IPC (the
+// preload's API over a FAKE ipcRenderer wired to the FAKE ipcMain of test/electron's kit, the
+// real registerIpc behind it) and the browser host's WebSocket bridge (the page's transport
+// from renderer/lib/host-bridge.ts against the real host server on loopback). Behind both is the
+// real call pipeline (serveContract: argument checks, caller rule) with RECORDING handlers, so
+// each call shows which verb ran with which arguments. Valid arguments arrive as sent and the
+// result comes back; invalid ones are refused with BAD_REQUEST before any handler; the two
+// events reach the page. Needs the built pages (`npm run build`).
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { WebSocket as NodeWebSocket } from "ws";
+import { DESK_METHODS, channelFor } from "../../common/contract.ts";
+import type { CardRef, DeskApi, DeskEvent, DeskHandlers, DeskMethod, VerbArgs } from "../../common/contract.ts";
+import { buildDeskApi, type DeskTransport } from "../../common/desk-proxy.ts";
+import type { DeskChange } from "../../common/model.ts";
+import { defaultSettings } from "../../common/settings-schema.ts";
+import type { Settings } from "../../common/settings-schema.ts";
+import { serveContract, type DeskService } from "../../main/core/desk-service.ts";
+import { broadcast, registerIpc } from "../../main/electron/ipc.ts";
+import { startHost, type Host } from "../../main/host/host-server.ts";
+import { buildPreloadApi, type IpcRendererLike } from "../../preload/bridge.ts";
+import { hostTransport } from "../../renderer/lib/host-transport.ts";
+import { until } from "../harness/until.ts";
+import { FakeWebContents, fakeElectron } from "./fake-electron.ts";
+
+const card: CardRef = { gatewayId: "home", sessionKey: "agent:main:main", agentId: null };
+const SETTINGS: Settings = { ...defaultSettings(), gateways: [], credentialStorage: "os-keychain" };
+
+/** Valid arguments for every verb (typed by the table: a new verb needs its line here). */
+const VALID: { [M in DeskMethod]: VerbArgs<M> } = {
+  snapshot: [],
+  dismiss: [card, 7, true],
+  refresh: [{ ...card, agentId: "main" }, false],
+  retryConnection: ["home"],
+  getSettings: [],
+  updateSettings: [{ trayTitle: false, detector: { silentMinutes: 3 }, notifications: { quietHours: { start: "21:15" } } }],
+  saveGateway: [{ label: "Home", color: "#0a84ff", url: "wss://gw.example", token: "t" }],
+  removeGateway: ["home"],
+  openExternal: ["https://example.com/a?b=c"],
+  openPage: ["dashboard", card],
+};
+
+/** Arguments each verb must refuse (at least one list per verb). */
+const INVALID: Record<DeskMethod, unknown[][]> = {
+  snapshot: [["extra"]],
+  dismiss: [[card, 0, true], [card, 1.5, true], [{ gatewayId: "home" }, 1, true], [card, 1]],
+  refresh: [[card, "yes"], [null, true]],
+  retryConnection: [[7], ["g".repeat(201)]],
+  getSettings: [[1]],
+  updateSettings: [
+    [null],
+    [{ detector: { pollingRepeats: 1 } }],
+    [{ popoverShortcut: "P" }],
+    [{ notifications: { quietHours: { end: "7:30" } } }],
+  ],
+  saveGateway: [[{ label: "x", color: "#000000", url: "http://gw" }], [{ label: "x", color: "#000000", url: "ws://gw", token: 5 }]],
+  removeGateway: [[{ id: "home" }]],
+  openExternal: [[{ href: "https://example.com" }]],
+  openPage: [["about"], ["dashboard", { gatewayId: "home" }]],
+};
+
+/** What each recorded handler answers: distinct per verb, of the verb's result type. */
+const RESULTS: { [M in DeskMethod]: Awaited<ReturnType<DeskApi[M]>> } = {
+  snapshot: { gateways: [] },
+  dismiss: { outcome: "confirm", question: "Clear it?" },
+  refresh: { status: "pending", key: "agent:main:main", baseline: 3, startedAt: 1 },
+  retryConnection: undefined,
+  getSettings: SETTINGS,
+  updateSettings: { ...SETTINGS, trayTitle: false },
+  saveGateway: { ...SETTINGS, collapseByDefault: true },
+  removeGateway: { ...SETTINGS, showCards: false },
+  openExternal: true,
+  openPage: undefined,
+};
+
+type Recorded = { method: DeskMethod; args: unknown[] };
+
+/** The real call pipeline over RECORDING handlers, plus an event source the test drives. */
+function recordingService(): { service: DeskService; calls: Recorded[]; emit(event: DeskEvent): void } {
+  const calls: Recorded[] = [];
+  const record =
+    <M extends DeskMethod>(method: M) =>
+    (...args: VerbArgs<M>) => {
+      calls.push({ method, args });
+      return RESULTS[method];
+    };
+  const handlers = Object.fromEntries(DESK_METHODS.map((m) => [m, record(m)])) as unknown as DeskHandlers;
+  const listeners = new Set<(event: DeskEvent) => void>();
+  const service: DeskService = {
+    call: serveContract(handlers),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    gateways: () => [],
+  };
+  return { service, calls, emit: (event) => listeners.forEach((l) => l(event)) };
+}
+
+/** Electron: registerIpc on the kit's FAKE ipcMain; a FAKE ipcRenderer in the Settings window's top frame. */
+function electronTransport(service: DeskService) {
+  const dataDir = mkdtempSync(join(tmpdir(), "pd-round-trip-"));
+  const f = fakeElectron({ dataDir, env: {} });
+  const contents = new FakeWebContents();
+  registerIpc({ ipcMain: f.deps.ipcMain, service, isOurContents: (c) => c === (contents as unknown) });
+  const eventListeners = new Set<(event: unknown, payload: unknown) => void>();
+  const frame = { url: "app://desk/settings.html", parent: null };
+  const ipcRenderer: IpcRendererLike = {
+    async invoke(channel, ...args) {
+      const handler = f.ipc.get(channel);
+      if (!handler) throw new Error(`No handler registered for '${channel}'`);
+      // Electron copies arguments and results with the structured clone algorithm.
+      return structuredClone(await handler({ sender: contents, senderFrame: frame }, ...structuredClone(args)));
+    },
+    on: (_channel, l) => eventListeners.add(l),
+    removeListener: (_channel, l) => eventListeners.delete(l),
+  };
+  const window = {
+    send: (_channel: string, payload: unknown) => eventListeners.forEach((l) => l({}, structuredClone(payload))),
+    isDestroyed: () => false,
+  };
+  return {
+    api: buildPreloadApi(ipcRenderer),
+    raw: (method: DeskMethod, args: unknown[]) => ipcRenderer.invoke(channelFor(method), ...args),
+    deliver: (event: DeskEvent) => broadcast([window], event),
+    cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/** The host's WebSocket, sending the Origin header a browser would send for the Settings page. */
+function socketFrom(origin: string): typeof WebSocket {
+  return class extends NodeWebSocket {
+    constructor(url: string) {
+      super(url, { headers: { origin } });
+    }
+  } as unknown as typeof WebSocket;
+}
+
+const pagesDir = join(import.meta.dirname, "..", "..", "dist", "renderer");
+
+for (const transportName of ["Electron IPC", "host WebSocket"] as const) {
+  describe(`the contract over ${transportName}`, () => {
+    let recorder: ReturnType<typeof recordingService>;
+    let api: DeskApi;
+    let raw: (method: DeskMethod, args: unknown[]) => Promise<unknown>;
+    let deliver: (event: DeskEvent) => void;
+    let cleanup: () => void | Promise<void>;
+
+    before(async () => {
+      recorder = recordingService();
+      if (transportName === "Electron IPC") {
+        const e = electronTransport(recorder.service);
+        ({ api, raw, cleanup } = e);
+        deliver = e.deliver;
+      } else {
+        const host: Host = await startHost({ service: recorder.service, pagesDir, log: () => {} });
+        const transport = hostTransport(new URL(host.settingsUrl), socketFrom(host.settingsOrigin));
+        // No local verbs: every one goes over the socket (a browser page keeps two at home, below).
+        api = buildDeskApi(transport);
+        raw = (method, args) => (transport as DeskTransport).invoke(method, args);
+        deliver = recorder.emit;
+        cleanup = async () => {
+          transport.close();
+          await host.close();
+        };
+      }
+    });
+    after(() => cleanup());
+
+    test("every verb arrives at its own handler with the arguments sent, and its result comes back", async () => {
+      for (const method of DESK_METHODS) {
+        recorder.calls.length = 0;
+        const result = await (api[method] as (...args: unknown[]) => Promise<unknown>)(...VALID[method]);
+        assert.deepEqual(recorder.calls, [{ method, args: VALID[method] }], method);
+        assert.deepEqual(result, RESULTS[method] ?? null, `${method}: the handler's result (nothing comes back as null)`);
+      }
+    });
+
+    test("a left-out optional argument (undefined, as a page passes it on) stays left out", async () => {
+      recorder.calls.length = 0;
+      await api.openPage("popover", undefined);
+      assert.deepEqual(recorder.calls, [{ method: "openPage", args: ["popover"] }]);
+    });
+
+    test("invalid arguments are refused with BAD_REQUEST before any handler runs", async () => {
+      recorder.calls.length = 0;
+      for (const method of DESK_METHODS) {
+        for (const args of INVALID[method]) {
+          await assert.rejects(raw(method, args), (err: { code?: unknown; message?: unknown }) => {
+            assert.equal(err.code, "BAD_REQUEST", `${method} ${JSON.stringify(args)}: ${String(err.message)}`);
+            return true;
+          });
+        }
+      }
+      assert.deepEqual(recorder.calls, []);
+    });
+
+    test("an unknown verb is refused", async () => {
+      // Over IPC it has no channel at all; the host's socket names it in the refusal.
+      const refusal =
+        transportName === "Electron IPC"
+          ? /No handler registered for 'progress-desk:format'/
+          : { code: "BAD_REQUEST", message: 'unknown method "format"' };
+      await assert.rejects(raw("format" as DeskMethod, []), refusal);
+    });
+
+    test("both events reach the page's listeners", async () => {
+      const changes: DeskChange[] = [];
+      const settings: Settings[] = [];
+      const offChange = api.onChange((c) => changes.push(c));
+      const offSettings = api.onSettings((s) => settings.push(s));
+      const change: DeskChange = { type: "sessions", gatewayId: "home", sessions: [] };
+      deliver({ type: "change", change });
+      deliver({ type: "settings", settings: SETTINGS });
+      await until("both events", () => changes.some((c) => c.type === "sessions") && settings.length === 1);
+      assert.deepEqual([changes.find((c) => c.type === "sessions"), settings[0]], [change, SETTINGS]);
+      offChange();
+      offSettings();
+    });
+  });
+}

@@ -110,10 +110,9 @@ function electronTransport(service: DeskService) {
   const frame = { url: "app://desk/settings.html", parent: null };
   const ipcRenderer: IpcRendererLike = {
     async invoke(channel, ...args) {
-      const handler = f.ipc.get(channel);
-      if (!handler) throw new Error(`No handler registered for '${channel}'`);
       // Electron copies arguments and results with the structured clone algorithm.
-      return structuredClone(await handler({ sender: contents, senderFrame: frame }, ...structuredClone(args)));
+      const event = { sender: contents, senderFrame: frame } as unknown as Parameters<typeof f.ipcMain.invoke>[1];
+      return structuredClone(await f.ipcMain.invoke(channel, event, ...structuredClone(args)));
     },
     on: (_channel, l) => eventListeners.add(l),
     removeListener: (_channel, l) => eventListeners.delete(l),

@@ -24,6 +24,16 @@ const PARTS: Part[] = [
 const TOTAL_MS = 15 * 60_000;
 const KILL_GRACE_MS = 10_000;
 
+/** Ctrl-C / SIGTERM: stop the running part (its whole group) and start no more. */
+let aborted = false;
+let stopCurrent: (() => void) | null = null;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    aborted = true;
+    stopCurrent?.();
+  });
+}
+
 async function runPart(part: Part, resultsFile: string, limitMs: number): Promise<{ code: number | null; overran: boolean; seconds: number }> {
   const t0 = performance.now();
   // Its own process group, so an overrun takes the part's Gateway host, writers and browser with it.
@@ -39,9 +49,7 @@ async function runPart(part: Part, resultsFile: string, limitMs: number): Promis
       // already gone
     }
   };
-  const stopOnSignal = () => killGroup("SIGTERM");
-  process.once("SIGINT", stopOnSignal);
-  process.once("SIGTERM", stopOnSignal);
+  stopCurrent = () => killGroup("SIGTERM");
   let overran = false;
   const limit = setTimeout(() => {
     overran = true;
@@ -52,8 +60,7 @@ async function runPart(part: Part, resultsFile: string, limitMs: number): Promis
   const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
   clearTimeout(limit);
   killGroup("SIGKILL"); // anything the part left behind in its group
-  process.off("SIGINT", stopOnSignal);
-  process.off("SIGTERM", stopOnSignal);
+  stopCurrent = null;
   return { code, overran, seconds: (performance.now() - t0) / 1000 };
 }
 
@@ -73,8 +80,8 @@ async function main(): Promise<number> {
   try {
     for (const part of parts) {
       const left = TOTAL_MS - (performance.now() - t0);
-      if (left < 30_000) {
-        rows.push({ part: part.name, target: "ran", measured: "not started: the whole run's time was used up", ok: false });
+      if (aborted || left < 30_000) {
+        rows.push({ part: part.name, target: "ran", measured: aborted ? "not started: interrupted" : "not started: the whole run's time was used up", ok: false });
         continue;
       }
       console.log(`\n=== bench: ${part.name} (bench/${part.file}) ===`);

@@ -46,7 +46,7 @@ const HOLD_MS = 1500; // the final reply's delay, so the last line is drawn befo
 const TURN_TIMEOUT_MS = 120_000;
 const HARD_LIMIT_MS = 5 * 60_000;
 const COALESCE_MS = ACTIVITY_DEFAULTS.minIntervalMs; // the desk's default, one emit per session per window
-/** Model reply → visible in the page may take at most this much longer than model reply → bare event arrival (p95). */
+/** Per call, visible in the page at most this long after the bare bystander received the event (p95 over the calls). */
 const TARGET_SLACK_P95_MS = 50;
 const SLACK_MS = 50;
 
@@ -320,16 +320,15 @@ const p95Text = (x: Summary) => (Number.isFinite(x.p95) ? `${ms(x.p95)} ms` : "n
 
 function section(r: Result, paced: Result, startedAt: Date, seconds: number): string {
   const added = r.bareToPage;
-  const limit = r.modelToBare.p95 + TARGET_SLACK_P95_MS;
   const target = {
-    target: `Live activity: model reply → line visible, p95 ≤ bare event arrival p95 + ${TARGET_SLACK_P95_MS} ms (every call counted)`,
-    measured: `${p95Text(r.modelToPage)} vs ${ms(limit)} ms (${ms(r.modelToBare.p95)} + ${TARGET_SLACK_P95_MS}); ${r.shown}/${r.n} calls drawn`,
-    ok: r.n > 0 && r.modelToPage.p95 <= limit,
+    target: `Live activity: event → line visible, p95 ≤ bare event arrival + ${TARGET_SLACK_P95_MS} ms (every call counted)`,
+    measured: `${Number.isFinite(added.p95) ? "+" : ""}${p95Text(added)} (p50 +${ms(added.p50)} ms); ${r.shown}/${r.n} calls drawn`,
+    ok: r.n > 0 && added.p95 <= TARGET_SLACK_P95_MS,
   };
   recordTargets("activity", [target]);
   const rows = [
-    `| ${target.target} | ${target.measured} | ≤ ${ms(limit)} ms | ${verdict(target.ok)} |`,
-    `| Event → visible, p95 (bare event arrival → label is the current line) | ${p95Text(added)} (p50 ${ms(added.p50)}) | — | — |`,
+    `| ${target.target} | ${target.measured} | ≤ +${TARGET_SLACK_P95_MS} ms | ${verdict(target.ok)} |`,
+    `| Model reply → visible, p95, beside model reply → bare arrival, p95 | ${p95Text(r.modelToPage)} vs ${ms(r.modelToBare.p95)} ms | — | — |`,
     `| Bare event arrival, p95 (model reply → \`item\` start at the bystander) | ${ms(r.modelToBare.p95)} ms (p50 ${ms(r.modelToBare.p50)}) | — | — |`,
     `| Same event → visible, calls ${ms(paced.spacing.p50, 0)} ms apart (paced run, ${paced.n} calls), p95 | ${ms(paced.bareToPage.p95)} ms (p50 ${ms(paced.bareToPage.p50)}) | — | — |`,
     `| Model reply → visible / model reply → bare arrival, p95 ratio | ${ms(r.modelToPage.p95 / r.modelToBare.p95)} (p50 ratio ${ms(r.modelToPage.p50 / r.modelToBare.p50)}) | — | — |`,
@@ -368,7 +367,7 @@ function section(r: Result, paced: Result, startedAt: Date, seconds: number): st
     `Method. A child process runs the scripted model (\`test/harness/scripted-model.ts\`) and a real Gateway using it (\`startGateway({model})\`); this process holds a bare client that starts the turns, a bystander bare client (no \`tool-events\`, as the desk), the desk core + browser host (\`startTestHost\`) and Chromium on the popover page. After a warm-up turn, the session gets a card (so its activity strip shows under it) and one untimed run of ${WARMUP_CALLS} calls; then the measured run of ${CALLS} \`exec\` calls, each a different harmless command the Gateway summarises differently (\`mkdir -p act/m4\` → \`Shell · create folder act/m4\`, \`seq 1 5\`, \`expr 6 + 1\`, \`touch act/m7.txt\` → \`Shell · create file act/m7.txt\`), the model waiting ${STEP_DELAY_MS} ms before each reply, and ${HOLD_MS} ms before the final text so the last line is drawn while the run lives; then a paced run of ${PACED.calls} such calls with the model waiting ${PACED.stepDelayMs} ms. ` +
       `Per call: the origin is the moment the bystander receives the call's \`agent\` \`item\` start (a waiter predicate run synchronously on each frame); visible is the moment a MutationObserver in the page sees that call's label as the text of \`.activity .line.current .label\` in the card and calls a function exposed with \`page.exposeFunction\`, timed on the Node side as in the renderer section (the page's own \`performance.timeOrigin + now()\` is reported beside it). The DOM change is measured, not the paint. ` +
       `The bare arrival is timed from the model's reply (its request log's \`receivedAt\` + the step's delay, in the child process; same machine clock, millisecond resolution), so it holds the Gateway's own work: parsing the reply, starting the tool, broadcasting the event. ` +
-      `Target: both paths start at the same model reply; the page's (model reply → label visible) p95 may exceed the bare path's (model reply → event at the bystander) p95 by at most ${TARGET_SLACK_P95_MS} ms. ` +
+      `Target: per call, the label is the current line in the page at most ${TARGET_SLACK_P95_MS} ms after the bare bystander received the call's event, at p95 over the calls. ` +
       "Every call of the measured run is in the statistic: a call whose label never became the current line counts as an infinite delay (listed above), so one such call in the top 5 % fails the target. " +
       `The core coalesces each session's changes with a leading edge: a change after ${ACTIVITY_DEFAULTS.burstGapMs} ms without changes (a new call after the previous call's \`end\`) is emitted at once; later changes of the same burst at most once per ${COALESCE_MS} ms after the previous emit, the last state always delivered. ` +
       `${r.waitedForWindow} of ${r.bareToDesk.n} calls waited more than 20 ms at the core in the measured run (${paced.waitedForWindow} of ${paced.bareToDesk.n} in the paced one); the rest of the path is the host's WebSocket, the page's store and Svelte's update.`,

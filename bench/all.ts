@@ -123,7 +123,7 @@ function printTable(rows: TargetRow[]): void {
   const head = ["Result", "Part", "Target", "Measured"];
   const cells = rows.map((r) => [r.ok ? "PASS" : "MISS", r.part, r.target, r.measured]);
   const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((x, i) => x.padEnd(width[i]!)).join("  ");
+  const line = (c: string[]) => c.map((x, i) => x.padEnd(width[i]!)).join("  ").trimEnd();
   console.log(`\n${line(head)}\n${width.map((w) => "-".repeat(w)).join("  ")}`);
   for (const c of cells) console.log(line(c));
 }

@@ -9,7 +9,8 @@ import { performance } from "node:perf_hooks";
 import type { Browser, BrowserContext } from "playwright-core";
 import { gatewayIdForUrl } from "../main/core/discovery.ts";
 import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
-import { openPage, removeHome, startTestHost, type TestHost } from "../test/e2e/support.ts";
+import { removeHome, startTestHost, type TestHost } from "../test/e2e/support.ts";
+import { openPlainPage } from "./plain-page.ts";
 import { connectBareClient } from "../test/harness/bare-client.ts";
 import type { DoneMessage, GoMessage, MeasureEnd } from "./burst-writer.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
         th = await startTestHost(gw);
         const host = th;
         if (browser) {
-          const opened = await openPage(browser, host.host.url, { reducedMotion: true });
+          const opened = await openPlainPage(browser, host.host.url);
           context = opened.context;
           // The popover has drawn the sessions' cards: the desk is connected and has read them.
           await opened.page.locator(`article.card[data-key*="${sessions[0]}"]`).waitFor({ timeout: 30_000 });

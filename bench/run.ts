@@ -415,6 +415,33 @@ async function main(): Promise<void> {
     // ——— 1. latency, empty store ———
     const lat1 = await interleaved("latency (store holds 2 cards)");
 
+    // ——— 1b. the same puts: the desk and a subscribed bare reader, each timed to its own result ———
+    console.log(`bench: latency on the same puts (desk and bare reader): ${WARMUP} + ${ITERATIONS}…`);
+    await B.request("sessions.subscribe", { limit: 100, excludeSubagents: true });
+    const samePut = { desk: [] as number[], bare: [] as number[], deskFirst: 0 };
+    for (let i = 0; i < WARMUP + ITERATIONS; i += 1) {
+      const since = B.events.length;
+      const after = lastCoreRev;
+      const bare = B.waitForEvent(
+        (e) => e.event === "progressCard.changed" && p(e).sessionKey === sC && typeof p(e).revision === "number" && p(e).revision > after,
+        STEP_TIMEOUT_MS,
+        since,
+      ).then(async () => {
+        const got = await B.get(sC);
+        return { at: performance.now(), rev: got.card?.revision ?? -1 };
+      });
+      const start = performance.now();
+      const rev = (await W.put(sC, card("Same put", i))).card!.revision;
+      const [shown, b] = await Promise.all([watch.when(sC, rev), bare]);
+      if (b.rev < rev) throw new Error(`bare reader got revision ${b.rev}, expected ${rev}`);
+      lastCoreRev = rev;
+      if (i < WARMUP) continue;
+      samePut.desk.push(shown - start);
+      samePut.bare.push(b.at - start);
+      if (shown < b.at) samePut.deskFirst += 1;
+    }
+    const same = { desk: summarize(samePut.desk), bare: summarize(samePut.bare), deskFirst: samePut.deskFirst };
+
     // ——— 3. latency with 50 idle sessions holding cards ———
     console.log(`bench: loading ${IDLE_SESSIONS} idle sessions with cards…`);
     const idle = await Promise.all(Array.from({ length: IDLE_SESSIONS }, () => W.createSession()));
@@ -601,6 +628,7 @@ async function main(): Promise<void> {
       serverVersion,
       control: controlS,
       lat1,
+      same,
       lat3,
       heldCards,
       burst,
@@ -692,6 +720,8 @@ type Report = {
   serverVersion: string;
   control: Summary;
   lat1: LatencyResult;
+  /** The same puts, timed to the desk's emit and to a subscribed bare reader's get reply. */
+  same: { desk: Summary; bare: Summary; deskFirst: number };
   lat3: LatencyResult;
   heldCards: number;
   burst: {
@@ -745,6 +775,11 @@ function targets(r: Report) {
   const b = r.burst;
   const rssGrowth = b.rss1 - b.rss0;
   return [
+    {
+      name: `Latency, same puts: p95 core/bare reader ≤ ${TARGETS.p95Ratio}`,
+      value: `${(r.same.desk.p95 / r.same.bare.p95).toFixed(2)} (vs quiet control ${(r.same.desk.p95 / r.control.p95).toFixed(2)})`,
+      ok: r.same.desk.p95 / r.same.bare.p95 <= TARGETS.p95Ratio,
+    },
     { name: `Latency, p95 core/baseline ≤ ${TARGETS.p95Ratio} (2 cards held)`, value: r.lat1.ratioP95.toFixed(2), ok: r.lat1.ratioP95 <= TARGETS.p95Ratio },
     { name: `Latency, p95 core/baseline ≤ ${TARGETS.p95Ratio} (${r.heldCards} cards held)`, value: r.lat3.ratioP95.toFixed(2), ok: r.lat3.ratioP95 <= TARGETS.p95Ratio },
     { name: `Burst: every session ends on its last revision (${BURST.sessions}/${BURST.sessions})`, value: `${b.sessionsCorrect}/${BURST.sessions}`, ok: b.sessionsCorrect === BURST.sessions },
@@ -835,6 +870,14 @@ Each side uses one session throughout. Load is kept symmetric. Every \`operator.
 ${latencyTable(r.lat1)}
 
 Desk connection traffic during the measured iterations: ${trafficText(r.lat1.traffic)}.
+
+On the same puts (a writer connection puts on the core's session; the desk and the baseline client, subscribed with \`sessions.subscribe\` as the desk is, both react to the same \`progressCard.changed\`, so which read reaches the Gateway first is left to chance — the desk's card came first in ${r.same.deskFirst} of ${r.same.desk.n}), each put timed from just before it to each side's own result, ${WARMUP} warm-up + ${ITERATIONS} puts:
+
+| | n | p50 ms | p95 ms | p99 ms | mean ms | max ms |
+|---|---:|---:|---:|---:|---:|---:|
+| Bare reader (changed → get), same puts | ${r.same.bare.n} | ${ms(r.same.bare.p50)} | ${ms(r.same.bare.p95)} | ${ms(r.same.bare.p99)} | ${ms(r.same.bare.mean)} | ${ms(r.same.bare.max)} |
+| Core (card emitted by the desk), same puts | ${r.same.desk.n} | ${ms(r.same.desk.p50)} | ${ms(r.same.desk.p95)} | ${ms(r.same.desk.p99)} | ${ms(r.same.desk.mean)} | ${ms(r.same.desk.max)} |
+| **Ratio core/bare** | | **${(r.same.desk.p50 / r.same.bare.p50).toFixed(2)}** | **${(r.same.desk.p95 / r.same.bare.p95).toFixed(2)}** | ${(r.same.desk.p99 / r.same.bare.p99).toFixed(2)} | ${(r.same.desk.mean / r.same.bare.mean).toFixed(2)} | |
 
 Control, not interleaved: the baseline alone before the desk connected (after ${GATEWAY_WARMUP} untimed cycles to warm the Gateway up), ${r.control.n} iterations, no other reader: p50 ${ms(r.control.p50)} ms, p95 ${ms(r.control.p95)} ms, p99 ${ms(r.control.p99)} ms, mean ${ms(r.control.mean)} ms. (Spec reference on its own machine: p50 13.7 ms, p95 20 ms.) Core p95 against this control: ${(r.lat1.core.p95 / r.control.p95).toFixed(2)}.
 

@@ -13,7 +13,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Browser, Page } from "playwright-core";
 import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
-import { openPage } from "../test/e2e/support.ts";
+import { openPlainPage } from "./plain-page.ts";
 import { connectBareClient, type BareClient } from "../test/harness/bare-client.ts";
 import { spawnCli, spawnWithToken, type Spawned } from "./cli-process.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
@@ -148,7 +148,7 @@ async function timePage(gw: HostedGateway, browser: Browser, cards: number): Pro
       SIDE_TIMEOUT_MS,
       "progress-desk host address",
     );
-    const opened = await openPage(browser, url, { reducedMotion: true });
+    const opened = await openPlainPage(browser, url);
     page = opened.page;
     const left = Math.max(1000, SIDE_TIMEOUT_MS - (performance.now() - proc.spawnedAt));
     let at: number | null = null;
@@ -275,7 +275,7 @@ function section(
       "timed from just before the spawn: **bare** (`bench/bare-start.ts`) connects, pages through `sessions.list` (limit 100, following `hasMore`/`nextOffset`) " +
       "and reads every listed session's card with 8 `progressCard.get` in flight, timed to its result line on stdout; " +
       "**core** is `progress-desk watch --json` (the built CLI: the desk core), timed to the stdout line that completes a card line for every card; " +
-      "**page** is `progress-desk host` and the popover page opened in Chromium (launched before the timing: the browser is already running) as soon as the host prints its address, " +
+      "**page** is `progress-desk host` and the popover page opened in Chromium (launched before the timing: the browser is already running; a fresh context, no request interception) as soon as the host prints its address, " +
       "timed to the first animation frame in which the page accounts for every card: distinct `article.card[data-key]` elements plus the sum of `data-collapsed-count` " +
       "on any collapsed group (the number of its cards not rendered as `article.card`). " +
       `Rounds rotate which side goes first (${ROUNDS} rounds); the targets compare medians. A side that has not seen every card after ${SIDE_TIMEOUT_MS / 1000} s is reported with the count it reached.`,

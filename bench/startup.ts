@@ -79,7 +79,7 @@ async function populate(gw: HostedGateway): Promise<{ cardKeys: string[]; second
   }
 }
 
-async function timeBare(gw: HostedGateway): Promise<Timed> {
+async function timeBare(gw: HostedGateway, cards: number): Promise<Timed> {
   const proc = spawnWithToken(path.join(import.meta.dirname, "bare-start.ts"), [gw.url], gw.token);
   try {
     const done = await withTimeout(
@@ -92,6 +92,8 @@ async function timeBare(gw: HostedGateway): Promise<Timed> {
       SIDE_TIMEOUT_MS,
       "bare start-up client",
     );
+    // The baseline must find every card too, or it is no baseline.
+    if (done.cards !== cards) throw new Error(`the bare client found ${done.cards} cards, not ${cards}`);
     return { side: "bare", ms: done.at - proc.spawnedAt, seen: done.cards, rssMb: null, heapMb: null, note: `${done.sessions} sessions in ${done.pages} pages` };
   } finally {
     await proc.stop();
@@ -203,7 +205,7 @@ async function main(): Promise<void> {
         // A side that already timed out would only time out again: once is the finding.
         if (runs.some((x) => x.side === side && x.ms === null)) continue;
         const t =
-          side === "bare" ? await timeBare(gw) : side === "core" ? await timeCore(gw, cardKeys) : await timePage(gw, browser!, cardKeys.length);
+          side === "bare" ? await timeBare(gw, cardKeys.length) : side === "core" ? await timeCore(gw, cardKeys) : await timePage(gw, browser!, cardKeys.length);
         runs.push(t);
         console.log(`  round ${r + 1} ${side}: ${t.ms === null ? "—" : `${ms(t.ms, 0)} ms`} (${t.seen} cards${t.note ? `; ${t.note}` : ""})`);
       }

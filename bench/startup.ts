@@ -38,7 +38,16 @@ const HARD_LIMIT_MS = 4 * 60_000; // the sessions alone take a while on a busy m
 const TARGETS = { core: 1.5, page: 2 };
 
 type Side = "bare" | "core" | "page";
-type Timed = { side: Side; ms: number | null; seen: number; rssMb: number | null; heapMb: number | null; note: string };
+type Timed = {
+  side: Side;
+  ms: number | null;
+  seen: number;
+  /** The process's RSS with every card loaded (or at the timeout), and before the first card (connected / address printed). */
+  rssMb: number | null;
+  rssBeforeMb?: number | null;
+  heapMb: number | null;
+  note: string;
+};
 
 async function pool<T>(items: T[], workers: number, fn: (item: T, worker: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -104,18 +113,21 @@ async function timeCore(gw: HostedGateway, cardKeys: string[]): Promise<Timed> {
   const want = new Set(cardKeys);
   const seen = new Set<string>();
   const proc = spawnCli(["watch", "--json"], gw);
+  let rssBefore: number | null = null;
   try {
     const all = new Promise<number>((resolve) => {
       proc.onLine = (line, at) => {
-        const m = JSON.parse(line) as { type?: string; sessionKey?: string; revision?: number | null };
+        const m = JSON.parse(line) as { type?: string; sessionKey?: string; revision?: number | null; state?: string };
+        // Connected, no card yet: the desk's own footprint (a /proc read here does not disturb the child).
+        if (m.type === "connection" && m.state === "connected" && seen.size === 0) rssBefore ??= proc.rssMb();
         if (m.type === "card" && m.sessionKey && m.revision != null && want.has(m.sessionKey)) seen.add(m.sessionKey);
         if (seen.size === want.size) resolve(at);
       };
     });
     const at = await withTimeout(all, SIDE_TIMEOUT_MS, "watch --json").catch(() => null);
     const rss = proc.rssMb();
-    if (at === null) return { side: "core", ms: null, seen: seen.size, rssMb: rss, heapMb: null, note: `only ${seen.size} of ${want.size} cards after ${SIDE_TIMEOUT_MS / 1000} s` };
-    return { side: "core", ms: at - proc.spawnedAt, seen: seen.size, rssMb: rss, heapMb: null, note: "" };
+    if (at === null) return { side: "core", ms: null, seen: seen.size, rssMb: rss, rssBeforeMb: rssBefore, heapMb: null, note: `only ${seen.size} of ${want.size} cards after ${SIDE_TIMEOUT_MS / 1000} s` };
+    return { side: "core", ms: at - proc.spawnedAt, seen: seen.size, rssMb: rss, rssBeforeMb: rssBefore, heapMb: null, note: "" };
   } finally {
     await proc.stop();
   }
@@ -140,11 +152,15 @@ function cardsInPage(want: number): number | false {
 async function timePage(gw: HostedGateway, browser: Browser, cards: number): Promise<Timed> {
   const proc = spawnCli(["host"], gw);
   let page: Page | null = null;
+  let rssBefore: number | null = null;
   try {
     const url = await withTimeout(
       new Promise<string>((resolve) => {
         proc.onLine = (line) => {
-          if (/^https?:\/\//.test(line)) resolve(line.trim());
+          if (/^https?:\/\//.test(line)) {
+            rssBefore = proc.rssMb(); // the host is up; the page has not asked for anything yet
+            resolve(line.trim());
+          }
         };
       }),
       SIDE_TIMEOUT_MS,
@@ -166,8 +182,8 @@ async function timePage(gw: HostedGateway, browser: Browser, cards: number): Pro
     await cdp.send("HeapProfiler.collectGarbage");
     const heap = (await cdp.send("Runtime.getHeapUsage")) as { usedSize: number };
     const heapMb = heap.usedSize / (1024 * 1024);
-    if (at === null) return { side: "page", ms: null, seen, rssMb: rss, heapMb, note: `only ${seen} of ${cards} cards after ${SIDE_TIMEOUT_MS / 1000} s` };
-    return { side: "page", ms: at - proc.spawnedAt, seen, rssMb: rss, heapMb, note: "" };
+    if (at === null) return { side: "page", ms: null, seen, rssMb: rss, rssBeforeMb: rssBefore, heapMb, note: `only ${seen} of ${cards} cards after ${SIDE_TIMEOUT_MS / 1000} s` };
+    return { side: "page", ms: at - proc.spawnedAt, seen, rssMb: rss, rssBeforeMb: rssBefore, heapMb, note: "" };
   } finally {
     await page?.context().close().catch(() => {});
     await proc.stop();
@@ -251,6 +267,10 @@ function section(
   cards: number,
 ): string {
   const per100 = (mb: number | null) => (mb === null ? "n/a" : `${ms(mb, 1)} MB (${ms((mb * 100) / cards, 1)} MB per 100 cards)`);
+  const growth = (t: Timed | undefined) =>
+    !t || t.rssMb === null || t.rssBeforeMb == null
+      ? "n/a"
+      : `${ms(t.rssBeforeMb, 1)} → ${ms(t.rssMb, 1)} MB, **${ms(((t.rssMb - t.rssBeforeMb) * 100) / Math.max(1, t.seen), 1)} MB per 100 cards** (${t.seen} cards)`;
   const last = (side: Side) => runs.filter((x) => x.side === side).at(-1);
   const lines = [
     START,
@@ -267,9 +287,10 @@ function section(
     ...runs.map((x, i) => `| ${i + 1} | ${x.side} | ${x.ms === null ? "—" : ms(x.ms, 0)} | ${x.seen} / ${cards} | ${x.note} |`),
     `| | **median** bare / core / page | ${ms(med.bare, 0)} / ${ms(med.core, 0)} / ${ms(med.page, 0)} | | |`,
     "",
-    `Memory with every card loaded (last run of each): \`watch --json\` RSS ${per100(last("core")?.rssMb ?? null)}; ` +
-      `host process RSS ${per100(last("page")?.rssMb ?? null)}; popover page JS heap after a GC ${per100(last("page")?.heapMb ?? null)}. ` +
-      "The per-100 figures divide the whole process (or heap) by the cards, so they include the fixed cost of an empty desk.",
+    `Memory (last run of each side): \`watch --json\` RSS from connected (no card yet) to every card loaded ${growth(last("core"))}; ` +
+      `host process RSS from its address printed to every card drawn ${growth(last("page"))}; ` +
+      `popover page JS heap after a GC with every card drawn ${per100(last("page")?.heapMb ?? null)} — that one divides the whole heap by the cards, so it includes the page's fixed cost. ` +
+      "RSS is read from `/proc` (Linux only); no GC is forced in the CLI or host, so RSS growth is an upper bound of what the cards retain.",
     "",
     `Method. ${SESSIONS} sessions created with \`sessions.create\` and ${cards} cards put with \`progressCard.put\` on every ${Math.round(SESSIONS / cards)}th or so of them, ` +
       `from the oldest to the newest, through the Gateway before anything is timed (${ms(setupS, 1)} s, ${SETUP_CONNECTIONS} connections × ${SETUP_IN_FLIGHT} requests in flight). ` +

@@ -11,7 +11,6 @@
 // Writes only the section between the activity-bench markers in docs/benchmarks.md. Reports
 // figures; asserts nothing. Bounded (hard stop at 5 minutes); cleans up Gateway, model, browser.
 import { spawn } from "node:child_process";
-import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Browser, Page } from "playwright-core";
@@ -24,7 +23,7 @@ import { startGateway, type TestGateway } from "../test/harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel, type ScriptStep } from "../test/harness/scripted-model.ts";
 import { withTimeout } from "./gateway-process.ts";
 import { ms, summarize, type Summary } from "./stats.ts";
-import { runBounded, writeDocSection } from "./harness.ts";
+import { generatedLine, recordTargets, runBounded, size, writeDocSection } from "./harness.ts";
 
 // Callbacks passed to page.evaluate run in the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -37,17 +36,18 @@ const START = "<!-- activity-bench:start -->";
 const END = "<!-- activity-bench:end -->";
 const ROLE_ENV = "PD_ACTIVITY_ROLE";
 
-const CALLS = 40; // measured tool calls, one run
+const CALLS = size(40, 20); // measured tool calls, one run
 const WARMUP_CALLS = 5; // one untimed run first (page, host and core paths warm)
 const STEP_DELAY_MS = 150; // the model's delay before each reply: calls arrive about 4 a second
 // A second, shorter run with calls further apart than the core's coalescing window: what the
 // pipeline itself costs when the window is not in the way (reported beside, no target).
-const PACED = { calls: 20, stepDelayMs: 450 };
+const PACED = { calls: size(20, 10), stepDelayMs: 450 };
 const HOLD_MS = 1500; // the final reply's delay, so the last line is drawn before the run ends
 const TURN_TIMEOUT_MS = 120_000;
 const HARD_LIMIT_MS = 5 * 60_000;
 const COALESCE_MS = ACTIVITY_DEFAULTS.minIntervalMs; // the desk's default, one emit per session per window
-const TARGET_ADDED_P95_MS = 300;
+/** Per call, visible in the page at most this long after the bare bystander received the event (p95 over the calls). */
+const TARGET_SLACK_P95_MS = 50;
 const SLACK_MS = 50;
 
 const verdict = (ok: boolean) => (ok ? "**PASS**" : "**MISS**");
@@ -275,12 +275,17 @@ function analyse(name: string, runId: string, arrivals: Arrival[], shown: Shown[
     }
     const s = shown.find((x) => x.label === label && x.t >= a.t - SLACK_MS);
     if (!s) {
+      // Counted, not dropped: a call never drawn is an infinite delay in every statistic it belongs to.
       missing.push(label);
+      bareToPage.push(Number.POSITIVE_INFINITY);
+      bareToPageOwn.push(Number.POSITIVE_INFINITY);
+      modelToPage.push(Number.POSITIVE_INFINITY);
       continue;
     }
     bareToPage.push(s.t - a.t);
     bareToPageOwn.push(s.pageWall - a.wall);
-    if (replyAt !== null) modelToPage.push(s.pageWall - replyAt);
+    // No model reply to time it from: it cannot be shown to meet the target, so it counts as a failure too.
+    modelToPage.push(replyAt !== null ? s.pageWall - replyAt : Number.POSITIVE_INFINITY);
   }
   const expected = new Set(calls.map((a) => labelOf(a.meta)));
   // Within this run: its next run starts well over HOLD_MS after its last call.
@@ -290,7 +295,7 @@ function analyse(name: string, runId: string, arrivals: Arrival[], shown: Shown[
   return {
     name,
     n: calls.length,
-    shown: bareToPage.length,
+    shown: bareToPage.filter(Number.isFinite).length,
     missing,
     unmatched,
     spacing: summarize(spacing),
@@ -310,10 +315,20 @@ function row(name: string, s: Summary): string {
   return `| ${name} | ${s.n} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.max)} |`;
 }
 
-function section(r: Result, paced: Result, startedAt: Date, seconds: number, load: string): string {
+/** p95 as text: "never" when it falls on a call that was never drawn. */
+const p95Text = (x: Summary) => (Number.isFinite(x.p95) ? `${ms(x.p95)} ms` : "never (a call not drawn falls within the top 5 %)");
+
+function section(r: Result, paced: Result, startedAt: Date, seconds: number): string {
   const added = r.bareToPage;
+  const target = {
+    target: `Live activity: event → line visible, p95 ≤ bare event arrival + ${TARGET_SLACK_P95_MS} ms (every call counted)`,
+    measured: `${Number.isFinite(added.p95) ? "+" : ""}${p95Text(added)} (p50 +${ms(added.p50)} ms); ${r.shown}/${r.n} calls drawn`,
+    ok: r.n > 0 && added.p95 <= TARGET_SLACK_P95_MS,
+  };
+  recordTargets("activity", [target]);
   const rows = [
-    `| Event → activity line visible in the page, p95 (bare event arrival → label is the current line) | ${ms(added.p95)} ms (p50 ${ms(added.p50)}) | ≤ ${TARGET_ADDED_P95_MS} ms | ${verdict(r.shown > 0 && added.p95 <= TARGET_ADDED_P95_MS)} |`,
+    `| ${target.target} | ${target.measured} | ≤ +${TARGET_SLACK_P95_MS} ms | ${verdict(target.ok)} |`,
+    `| Model reply → visible, p95, beside model reply → bare arrival, p95 | ${p95Text(r.modelToPage)} vs ${ms(r.modelToBare.p95)} ms | — | — |`,
     `| Bare event arrival, p95 (model reply → \`item\` start at the bystander) | ${ms(r.modelToBare.p95)} ms (p50 ${ms(r.modelToBare.p50)}) | — | — |`,
     `| Same event → visible, calls ${ms(paced.spacing.p50, 0)} ms apart (paced run, ${paced.n} calls), p95 | ${ms(paced.bareToPage.p95)} ms (p50 ${ms(paced.bareToPage.p50)}) | — | — |`,
     `| Model reply → visible / model reply → bare arrival, p95 ratio | ${ms(r.modelToPage.p95 / r.modelToBare.p95)} (p50 ratio ${ms(r.modelToPage.p50 / r.modelToBare.p50)}) | — | — |`,
@@ -327,7 +342,7 @@ function section(r: Result, paced: Result, startedAt: Date, seconds: number, loa
     START,
     "## Live activity",
     "",
-    `Generated by \`bench/activity.ts\` on ${startedAt.toISOString()} — one run, ${seconds.toFixed(0)} s, one real isolated OpenClaw Gateway on loopback driven by the scripted model, headless Chromium through playwright-core on the popover page; load average (1 min) ${load} on ${os.availableParallelism()} CPUs.`,
+    generatedLine("bench/activity.ts", startedAt, seconds, "one real isolated OpenClaw Gateway on loopback driven by the scripted model, headless Chromium through playwright-core on the popover page"),
     "",
     "| Measure | Measured | Target | Result |",
     "|---|---:|---:|:---:|",
@@ -352,7 +367,10 @@ function section(r: Result, paced: Result, startedAt: Date, seconds: number, loa
     `Method. A child process runs the scripted model (\`test/harness/scripted-model.ts\`) and a real Gateway using it (\`startGateway({model})\`); this process holds a bare client that starts the turns, a bystander bare client (no \`tool-events\`, as the desk), the desk core + browser host (\`startTestHost\`) and Chromium on the popover page. After a warm-up turn, the session gets a card (so its activity strip shows under it) and one untimed run of ${WARMUP_CALLS} calls; then the measured run of ${CALLS} \`exec\` calls, each a different harmless command the Gateway summarises differently (\`mkdir -p act/m4\` → \`Shell · create folder act/m4\`, \`seq 1 5\`, \`expr 6 + 1\`, \`touch act/m7.txt\` → \`Shell · create file act/m7.txt\`), the model waiting ${STEP_DELAY_MS} ms before each reply, and ${HOLD_MS} ms before the final text so the last line is drawn while the run lives; then a paced run of ${PACED.calls} such calls with the model waiting ${PACED.stepDelayMs} ms. ` +
       `Per call: the origin is the moment the bystander receives the call's \`agent\` \`item\` start (a waiter predicate run synchronously on each frame); visible is the moment a MutationObserver in the page sees that call's label as the text of \`.activity .line.current .label\` in the card and calls a function exposed with \`page.exposeFunction\`, timed on the Node side as in the renderer section (the page's own \`performance.timeOrigin + now()\` is reported beside it). The DOM change is measured, not the paint. ` +
       `The bare arrival is timed from the model's reply (its request log's \`receivedAt\` + the step's delay, in the child process; same machine clock, millisecond resolution), so it holds the Gateway's own work: parsing the reply, starting the tool, broadcasting the event. ` +
-      `Target: the app adds at most ${TARGET_ADDED_P95_MS} ms at p95. The core coalesces each session's changes to one emit per ${COALESCE_MS} ms (at most 4 updates a second, the last state always delivered), so a call that starts less than ${COALESCE_MS} ms after the previous emit (often the previous call's \`end\`) waits for the window by design: up to ${COALESCE_MS} ms of the figure is that wait (${r.waitedForWindow} of ${r.bareToDesk.n} calls waited more than 20 ms at the core in the measured run, ${paced.waitedForWindow} of ${paced.bareToDesk.n} in the paced one); the rest is the host's WebSocket, the page's store and Svelte's update. The figure therefore depends on the call rate: with calls about ${COALESCE_MS} ms apart (the measured run on an idle machine) every call finds the window taken by the previous call's \`end\`, so most wait most of a window and now and then a line is replaced before it is drawn (listed above); with calls further apart (the paced run, or the measured run on a loaded machine, where the Gateway is slower) they pass at once. The ratio row compares the whole path to the page with the bare path from the same reply; it is shown for reference only, because the bare path is mostly the Gateway starting the tool and the added time is mostly the coalescing window, so the target is set on the added time itself.`,
+      `Target: per call, the label is the current line in the page at most ${TARGET_SLACK_P95_MS} ms after the bare bystander received the call's event, at p95 over the calls. ` +
+      "Every call of the measured run is in the statistic: a call whose label never became the current line counts as an infinite delay (listed above), so one such call in the top 5 % fails the target. " +
+      `The core coalesces each session's changes with a leading edge: a change after ${ACTIVITY_DEFAULTS.burstGapMs} ms without changes (a new call after the previous call's \`end\`) is emitted at once; later changes of the same burst at most once per ${COALESCE_MS} ms after the previous emit, the last state always delivered. ` +
+      `${r.waitedForWindow} of ${r.bareToDesk.n} calls waited more than 20 ms at the core in the measured run (${paced.waitedForWindow} of ${paced.bareToDesk.n} in the paced one); the rest of the path is the host's WebSocket, the page's store and Svelte's update.`,
     END,
   ].join("\n");
 }
@@ -370,7 +388,6 @@ async function main(): Promise<void> {
     return;
   }
   const startedAt = new Date();
-  const loadStart = os.loadavg()[0]!;
   const t0 = performance.now();
   let agent: AgentHandle | null = null;
   let browser: Browser | null = null;
@@ -442,7 +459,7 @@ async function main(): Promise<void> {
     }
 
     const seconds = (performance.now() - t0) / 1000;
-    writeSection(section(r, paced, startedAt, seconds, `${loadStart.toFixed(2)} at start, ${os.loadavg()[0]!.toFixed(2)} at end`));
+    writeSection(section(r, paced, startedAt, seconds));
     console.log(`bench/activity: wrote the live-activity section of docs/benchmarks.md (${seconds.toFixed(0)} s)`);
   } finally {
     await browser?.close().catch(() => {});

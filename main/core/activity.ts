@@ -47,8 +47,13 @@ export type ActivityOptions = {
   maxLines?: number;
   /** Characters per label (default 120, the progress-draft budget). */
   lineBudget?: number;
-  /** At most one emit per session per this interval (default 250 ms); the last state is always delivered. */
+  /**
+   * Within a burst, at most one emit per session per this interval after the previous one (default 250 ms);
+   * the last state is always delivered.
+   */
   minIntervalMs?: number;
+  /** A change after this long without changes starts a burst and is emitted at once (default 125 ms). */
+  burstGapMs?: number;
   /** How long the last run's lines stay after it ended (default 5 min, checked by `tick()`). */
   retainAfterEndMs?: number;
   /** Sessions tracked at once (default 500); the longest-idle finished session is dropped first. */
@@ -64,6 +69,7 @@ export const ACTIVITY_DEFAULTS = {
   maxLines: 8,
   lineBudget: 120,
   minIntervalMs: 250,
+  burstGapMs: 125,
   retainAfterEndMs: 5 * 60_000,
   maxSessions: 500,
 };
@@ -107,6 +113,8 @@ type Session = {
   endedAt: number | null;
   lastSeenAt: number;
   updatedAt: number;
+  /** When markDirty last ran: a change this long ago or more starts a new burst. */
+  lastChangeAt: number;
   dirty: boolean;
   lastEmitAt: number;
   cancel: (() => void) | null;
@@ -289,6 +297,7 @@ export class ActivityTracker {
       endedAt: null,
       lastSeenAt: now,
       updatedAt: now,
+      lastChangeAt: Number.NEGATIVE_INFINITY,
       dirty: false,
       lastEmitAt: Number.NEGATIVE_INFINITY,
       cancel: null,
@@ -463,13 +472,22 @@ export class ActivityTracker {
     return true;
   }
 
-  /** Coalescing: the first change emits on the next turn, later ones at most every `minIntervalMs`. */
+  /**
+   * Coalescing, leading edge + trailing last state. A change after a quiet gap (`burstGapMs`) is the first
+   * of a burst and emits on the next turn, even when the previous burst's trailing emit is still pending
+   * (that emit is folded into this one). Later changes of the burst emit at most once per `minIntervalMs`
+   * after the previous emit, and the last state always goes out. So a new tool call after the previous
+   * call's end is drawn at once, while a tool that changes ten times a second costs four emits a second.
+   */
   private markDirty(s: Session): void {
     const now = this.opts.now();
+    const leading = now - s.lastChangeAt >= this.opts.burstGapMs;
+    s.lastChangeAt = now;
     s.updatedAt = now;
     s.dirty = true;
-    if (s.cancel) return;
-    const wait = Math.max(0, s.lastEmitAt + this.opts.minIntervalMs - now);
+    if (leading) s.cancel?.();
+    else if (s.cancel) return;
+    const wait = leading ? 0 : Math.max(0, s.lastEmitAt + this.opts.minIntervalMs - now);
     s.cancel = this.opts.schedule(() => {
       s.cancel = null;
       this.flush(s);

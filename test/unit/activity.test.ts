@@ -393,6 +393,49 @@ describe("coalescing", () => {
     assert.equal(h.emits.at(-1)!.lines.at(-1)?.label, "Read · f9.md");
   });
 
+  test("leading edge: a call starting after a quiet gap is drawn at once, though the previous end's emit is pending", () => {
+    // The cadence of an agent run: a call starts, ends 40 ms later, and the next starts 186 ms after that end,
+    // so every start comes less than 250 ms after the previous emit. Each is still drawn on the next turn.
+    const h = setup();
+    h.start("r1");
+    h.time.advance(1000);
+    const drawnAfter: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const arrived = h.time.now();
+      const label = `Shell · step ${i}`;
+      const id = h.tool("r1", "exec", `step ${i}`, { keepOpen: true });
+      h.time.advance(0);
+      const first = h.emits.findIndex((a) => a.current?.label === label);
+      drawnAfter.push(first < 0 ? Number.POSITIVE_INFINITY : h.emits[first]!.updatedAt - arrived);
+      h.time.advance(40);
+      const end = { itemId: `tool:${id}`, toolCallId: id, name: "exec", kind: "tool", phase: "end", status: "completed" };
+      h.feed(h.ev("r1", "item", { ...end, endedAt: h.time.now() }));
+      h.time.advance(186);
+    }
+    assert.deepEqual(drawnAfter, Array(12).fill(0), "every start drawn the moment it arrived");
+    h.time.advance(1000);
+    const last = h.emits.at(-1)!;
+    assert.equal(last.lines.at(-1)?.label, "Shell · step 11");
+    assert.equal(last.lines.at(-1)?.status, "done", "the last end is delivered (trailing)");
+  });
+
+  test("within a burst, emits after the first keep the window: never two closer than minIntervalMs", () => {
+    const h = setup();
+    h.start("r1");
+    h.time.advance(1000);
+    const at: number[] = [];
+    h.tracker.subscribe(() => at.push(h.time.now()));
+    const t = h.time.now();
+    for (let i = 0; i < 20; i++) {
+      h.time.advance(t + i * 60 - h.time.now());
+      h.tool("r1", "read", `from f${i}.md`);
+    }
+    h.time.advance(1000);
+    assert.equal(at[0], t, "the first change of the burst at once");
+    for (let i = 1; i < at.length; i++) assert.ok(at[i]! - at[i - 1]! >= 250, `gap ${at[i]! - at[i - 1]!}`);
+    assert.equal(h.emits.at(-1)!.lines.at(-1)?.label, "Read · f19.md");
+  });
+
   test("events that change nothing shown emit nothing", () => {
     const h = setup();
     h.start("r1");

@@ -1,6 +1,7 @@
 // What `progress-desk watch` prints, as pure functions of the core's state: the
 // `--json` lines (a stable format scripts depend on), plain lines, and the TTY block.
 import type { SessionActivity } from "../core/activity.ts";
+import { timingJson, timingMarks, type TimingJson } from "../core/timing-view.ts";
 import { noteLine, visibleCards } from "../core/glance.ts";
 import { shortKeyTitle } from "../core/sessions.ts";
 import { truncate } from "../core/truncate.ts";
@@ -18,6 +19,8 @@ export type CardLine = {
   derived: { completed: number; total: number; current: string | null; state: string; outcome: string | null };
   title: string;
   hidden: boolean;
+  /** Step times and estimate from the local history; all null/empty when unknown or cleared. */
+  timing: TimingJson;
 };
 
 /** One `{"type":"card"}` object; a cleared card has revision null and state "cleared". */
@@ -38,6 +41,7 @@ export function cardLine(entry: CardEntry): CardLine {
       : { completed: 0, total: 0, current: null, state: entry.hidden ? "hidden" : "cleared", outcome: null },
     title: entry.title,
     hidden: entry.hidden,
+    timing: timingJson(card ? (entry.timing ?? null) : null),
   };
 }
 
@@ -129,7 +133,7 @@ export function focusedCard(snapshot: DeskSnapshot): CardEntry | null {
 }
 
 /** The TTY status block: connection first, then one or two lines per card. */
-export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12): string[] {
+export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12, now: number = Date.now()): string[] {
   const lines: string[] = [];
   const many = snapshot.gateways.length > 1;
   for (const g of snapshot.gateways) {
@@ -145,6 +149,7 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
     const count = d.total > 0 ? ` ${d.completed}/${d.total}` : "";
     const marks = [
       STATE_LABEL[d.state],
+      ...timingMarks(e, now),
       outcomeLabel(d.outcome),
       e.freshness === "offline" ? `offline, as of ${clock(e.confirmedAt)}` : null,
       e.freshness === "stale" ? "not refreshed" : null,

@@ -47,6 +47,8 @@
 //   seen; body = "No progress · " + the flag's text (a label, never tool output).
 import type { CardRef, Milestone, Settings } from "../../preload/contract.ts";
 import type { SessionActivity, StallFlag } from "./activity.ts";
+import { stepDuration } from "./card-timing.ts";
+import { humanDuration } from "./duration.ts";
 import { noteLine } from "./glance.ts";
 import { shortKeyTitle } from "./sessions.ts";
 import { stripInvisible } from "./strip.ts";
@@ -643,10 +645,14 @@ function phrase(kind: Milestone, p: Pending): string {
       return "Started";
     case "stepCompleted": {
       const n = (d?.completed ?? 0) - p.fromCompleted;
-      return n > 1 ? `${n} steps completed` : "Step completed";
+      if (n > 1) return `${n} steps completed`;
+      const took = justFinishedStepMs(p.entry);
+      return took !== null ? `Step done in ${humanDuration(took)}` : "Step completed";
     }
-    case "allCompleted":
-      return "Completed";
+    case "allCompleted": {
+      const plan = p.entry.timing?.planMs ?? null;
+      return plan !== null ? `Plan complete in ${humanDuration(plan)}` : "Completed";
+    }
     case "pausedOrBlocked":
       if (d?.outcome === "failed") return "Run failed";
       if (d?.outcome === "killed") return "Run stopped";
@@ -657,6 +663,14 @@ function phrase(kind: Milestone, p: Pending): string {
     case "noProgress":
       return "No progress";
   }
+}
+
+/** How long the step finished by the card's last change took, when both ends were seen. */
+function justFinishedStepMs(entry: CardEntry): number | null {
+  const t = entry.timing;
+  if (!t || t.lastChangeAt === null) return null;
+  const done = t.steps.filter((s) => s.status === "completed" && s.finishedAt === t.lastChangeAt);
+  return done.length === 1 ? stepDuration(done[0]!) : null;
 }
 
 function summaryLabel(kind: Milestone, d: CardDerived | null): string {

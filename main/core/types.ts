@@ -3,6 +3,7 @@
 import type { CredentialStorage } from "./credential-storage.ts";
 import type { SessionActivity } from "./activity.ts";
 import type { BoardsState } from "./boards.ts";
+import type { CardTiming } from "./card-timing.ts";
 
 export type StepStatus = "pending" | "in_progress" | "completed";
 export type Step = { step: string; status: StepStatus };
@@ -85,6 +86,8 @@ export type CardEntry = {
   /** The card needs a capability this Gateway lacks (G4). */
   updateRequired: boolean;
   refresh: RefreshState | null;
+  /** Step times and estimate from the local history (issue 12); null without a confirmed card. */
+  timing?: CardTiming | null;
 };
 
 export type ConnectionState =

@@ -6,6 +6,7 @@ import type { BrowserWindowConstructorOptions, GlobalShortcut, IpcMain, NativeTh
 import { join } from "node:path";
 import type { CardRef, Page, Settings } from "../../preload/contract.ts";
 import { createDeskService, type DeskService } from "../core/desk-service.ts";
+import { historyPath, openHistoryFile } from "../core/card-history-file.ts";
 import { ProgressDesk } from "../core/desk.ts";
 import { discoverGateway } from "../core/discovery.ts";
 import { cardKeyOf, pinKeyOf, visibleCards } from "../core/glance.ts";
@@ -101,7 +102,9 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
   const frames = storeWindowFrames(deps.store);
   const discovered = discoverGateway({ env: deps.env });
   for (const note of discovered.notes) deps.warn(`Progress Desk: ${note}`);
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: deps.clientVersion, platform: deps.platform });
+  // The card history sits beside the settings in the data folder (userData).
+  const history = openHistoryFile(historyPath(deps.dataDir), { warn: deps.warn });
+  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: deps.clientVersion, platform: deps.platform, history });
 
   // ——— windows ———
   const windows = new Set<ShellWindow>();

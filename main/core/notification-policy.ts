@@ -647,11 +647,11 @@ function phrase(kind: Milestone, p: Pending): string {
       const n = (d?.completed ?? 0) - p.fromCompleted;
       if (n > 1) return `${n} steps completed`;
       const took = justFinishedStepMs(p.entry);
-      return took !== null ? `Step done in ${humanDuration(took)}` : "Step completed";
+      return took !== null && took >= MIN_TOLD_DURATION_MS ? `Step done in ${humanDuration(took)}` : "Step completed";
     }
     case "allCompleted": {
       const plan = p.entry.timing?.planMs ?? null;
-      return plan !== null ? `Plan complete in ${humanDuration(plan)}` : "Completed";
+      return plan !== null && plan >= MIN_TOLD_DURATION_MS ? `Plan complete in ${humanDuration(plan)}` : "Completed";
     }
     case "pausedOrBlocked":
       if (d?.outcome === "failed") return "Run failed";
@@ -664,6 +664,9 @@ function phrase(kind: Milestone, p: Pending): string {
       return "No progress";
   }
 }
+
+/** Durations shorter than this are not worth the words ("Step done in 4 s" is noise). */
+const MIN_TOLD_DURATION_MS = 60_000;
 
 /** How long the step finished by the card's last change took, when both ends were seen. */
 function justFinishedStepMs(entry: CardEntry): number | null {

@@ -111,6 +111,16 @@ describe("notifications with durations", () => {
     assert.match(sent.at(-1)!.body, /^Plan complete in 1 h 4 min · 2\/2/);
   });
 
+  test("the plain wording for a step of seconds (not worth the words)", () => {
+    const { clock, sent, p } = policy();
+    const rows: [number | null, string, number][] = [[null, "", -1], [1, "ipp", 0], [2, "cip", 0.5]];
+    for (let i = 2; i <= rows.length; i += 1) {
+      clock.now = T0 + rows[i - 1]![2] * MIN;
+      p.observe(played(rows.slice(0, i), rows[i - 1]![2]));
+    }
+    assert.match(sent.at(-1)!.body, /^Step completed · 1\/3/);
+  });
+
   test("the plain wording when the time is not known", () => {
     const { clock, sent, p } = policy();
     const rows: [number | null, string, number][] = [[1, "ipp", 0], [2, "cip", 12]];

@@ -95,11 +95,11 @@ export class CardHistory {
 
   /**
    * A card entry from the core. Only a confirmed state counts: a live read without error
-   * (offline or stale entries show the last card, they do not confirm it again).
+   * (offline or stale entries show the last card, they do not confirm it again). `at` is
+   * when the core confirmed it (the desk passes its own clock, so tests can inject one).
    */
-  observe(entry: CardEntry): void {
-    if (entry.freshness !== "live" || entry.error !== null || entry.hidden || entry.confirmedAt === null) return;
-    const at = entry.confirmedAt;
+  observe(entry: CardEntry, at: number | null = entry.confirmedAt): void {
+    if (entry.freshness !== "live" || entry.error !== null || entry.hidden || entry.confirmedAt === null || at === null) return;
     const key = cardKey(entry.gatewayId, entry.sessionKey, entry.agentId);
     const open = this.current(entry.gatewayId, entry.sessionKey, entry.agentId);
     const card = entry.card;

@@ -165,7 +165,7 @@ export class ProgressDesk {
       emit: (change) => {
         if (change.type === "sessions") for (const row of change.sessions) this.activity.noteSessionInfo(id, row);
         if (change.type === "card") {
-          this.history.history.observe(change.entry);
+          this.history.history.observe(change.entry, this.now());
           change = { ...change, entry: this.withTiming(change.entry) };
         }
         this.emit(change);

@@ -68,8 +68,9 @@ export function deriveTiming(h: CardHistoryData, state: CardState, now: number):
         else if (gap) t.startedAt = null;
         t.finishedAt = null;
       } else if (was !== "completed") {
-        // Seen completed without being seen in progress: no start, so no duration.
-        if (was !== "in_progress" || gap) t.startedAt = null;
+        // Seen completed without being seen in progress (its start stays null from pending),
+        // or finished in a gap: no duration.
+        if (gap) t.startedAt = null;
         t.finishedAt = when;
       }
       next.set(id, t);
@@ -89,7 +90,7 @@ export function deriveTiming(h: CardHistoryData, state: CardState, now: number):
   const currentStepSince = current?.startedAt ?? null;
   const first = h.records[0];
   const planMs =
-    state === "complete" && h.fromStart && gaps.length === 0 && completedAt !== null && completedAt >= 0 && first ? completedAt - first.at : null;
+    state === "complete" && gaps.length === 0 && completedAt !== null && completedAt >= 0 && first ? completedAt - first.at : null;
   return {
     currentStepSince,
     lastChangeAt,

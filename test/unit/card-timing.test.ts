@@ -186,6 +186,25 @@ describe("derived timing", () => {
     gapped.unwatched(GW, T0 + 20 * MIN);
     gapped.observe(entry(3, "cc", T0 + 64 * MIN));
     assert.equal(timing(gapped, "complete").planMs, null);
+    const midGap = watched([[1, "ip", 0]]);
+    midGap.unwatched(GW, T0 + MIN);
+    midGap.observe(entry(2, "ci", T0 + 10 * MIN));
+    midGap.observe(entry(3, "cc", T0 + 64 * MIN));
+    assert.equal(timing(midGap, "complete").planMs, null, "completion was seen, but the plan's time spans a gap");
+  });
+
+  test("repeated step texts are told apart by their order", () => {
+    const h = new CardHistory();
+    h.observe(entry(null, "", T0 - MIN));
+    const named = (rev: number, st: string, m: number): CardEntry => {
+      const e = entry(rev, st, T0 + m * MIN);
+      e.card!.steps = e.card!.steps.map((s) => ({ ...s, step: "Run tests" }));
+      return e;
+    };
+    h.observe(named(1, "ip", 0));
+    h.observe(named(2, "ci", 3));
+    h.observe(named(3, "cc", 8));
+    assert.deepEqual(timing(h, "complete").steps.map(stepDuration), [3 * MIN, 5 * MIN]);
   });
 });
 
@@ -214,8 +233,11 @@ describe("estimate of the time left", () => {
   test("needs no gap from the first measured step until now", () => {
     const h = watched([[1, "ippp", 0], [2, "cipp", 10], [3, "ccip", 30]]);
     h.unwatched(GW, T0 + 31 * MIN);
-    h.observe(entry(4, "ccci", T0 + 40 * MIN));
-    assert.equal(timing(h, "active", 41).estimate, null);
+    h.observe(entry(3, "ccip", T0 + 40 * MIN));
+    // Step 4 is seen starting after the gap, steps 1 and 2 were measured before it.
+    h.observe(entry(4, "ccci", T0 + 45 * MIN));
+    assert.equal(timing(h).currentStepSince, T0 + 45 * MIN);
+    assert.equal(timing(h, "active", 46).estimate, null);
   });
 
   test("a running step past the longest measured one may take up to another longest one", () => {

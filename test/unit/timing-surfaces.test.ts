@@ -62,6 +62,11 @@ describe("watch --json timing", () => {
     const e = played([[null, "", -1], [1, "ip", 0], [null, "", 3]], 4);
     assert.deepEqual(cardLine(e).timing, { currentStepSince: null, lastChangeAt: null, steps: [], estimate: null });
   });
+
+  test("a card hidden from this connection shows no timing either", () => {
+    const e = { ...played([[null, "", -1], [1, "ippp", 0], [2, "cipp", 10]], 12), hidden: true };
+    assert.deepEqual(cardLine(e).timing, { currentStepSince: null, lastChangeAt: null, steps: [], estimate: null });
+  });
 });
 
 describe("watch terminal block", () => {

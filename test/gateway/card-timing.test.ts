@@ -152,6 +152,31 @@ describe("card timing on a real Gateway", () => {
     assert.deepEqual(e.timing!.steps.map((s) => s.finishedAt), [null, null]);
   });
 
+  test("a Gateway restart is a gap: the history continues from the Gateway's current card", { timeout: 180_000 }, async () => {
+    const clock = { now: Date.now() };
+    const d = await desk({ history: openHistoryFile(historyPath(tempDir())), now: () => clock.now });
+    const key = await user.createSession();
+    const r1 = await user.put(key, { plan: plan("in_progress", "pending") });
+    await d.waitForCard(key, (e) => e.card?.revision === r1.card!.revision);
+    clock.now += 2 * MIN;
+    const wentAt = clock.now;
+    const since = d.changes.length;
+    const hellos = user.helloCount();
+    await gw.restart();
+    await d.waitForState("connected", 120_000, since);
+    await user.waitForHello(hellos + 1, 120_000);
+    clock.now += 10 * MIN;
+    // The reconnect re-reads the card (the same revision, now after a gap) before it changes.
+    await d.waitFor((c) => c.type === "card" && c.entry.sessionKey === key && c.entry.freshness === "live" && c.entry.card?.revision === r1.card!.revision, 60_000, since);
+    const r2 = await user.put(key, { plan: plan("completed", "in_progress") });
+    const e = await d.waitForCard(key, (x) => x.card?.revision === r2.card!.revision, 60_000);
+    const t = e.timing!;
+    assert.ok(t.gaps.some((g) => g.from === wentAt), `the time offline is a gap: ${JSON.stringify(t.gaps)}`);
+    assert.equal(stepDuration(t.steps[0]!), null, "step 1 ran across the gap, so its time is not work time");
+    assert.equal(t.currentStepSince, clock.now, "step 2 was seen starting after the reconnect");
+    assert.equal(d.desk.cardHistory(d.gatewayId, key).length, 1, "the same history continues");
+  });
+
   test("the session link of a real session key opens that session's Control UI chat page", { timeout: 90_000 }, async () => {
     const key = await user.createSession();
     const link = sessionLink(gw.url, key);

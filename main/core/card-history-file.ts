@@ -44,7 +44,8 @@ export function loadHistoryFile(path: string): LoadedHistory {
     if (h) histories.push(h);
     else dropped += 1;
   }
-  const problem = dropped > 0 ? `The card history (${path}) had ${dropped} damaged ${dropped === 1 ? "entry" : "entries"}; ${dropped === 1 ? "it was" : "they were"} left out, the rest kept.` : null;
+  const what = dropped === 1 ? "1 damaged entry; it was" : `${dropped} damaged entries; they were`;
+  const problem = dropped > 0 ? `The card history (${path}) had ${what} left out, the rest kept.` : null;
   return { histories, problem };
 }
 
@@ -54,7 +55,8 @@ function setAside(path: string, why: string): LoadedHistory {
     renameSync(path, aside);
     return { histories: [], problem: `The card history (${path}) is damaged: ${why}. It was kept as ${aside}; timing starts afresh.` };
   } catch (err) {
-    return { histories: [], problem: `The card history (${path}) is damaged: ${why}, and could not be set aside (${(err as Error).message}); timing starts afresh.` };
+    const cause = (err as Error).message;
+    return { histories: [], problem: `The card history (${path}) is damaged: ${why}, and could not be set aside (${cause}); timing starts afresh.` };
   }
 }
 
@@ -64,11 +66,13 @@ const isNullableTime = (v: unknown): v is number | null => v === null || isTime(
 function parseHistory(raw: unknown): CardHistoryData | null {
   const h = raw as Record<string, unknown>;
   if (!h || typeof h !== "object") return null;
-  if (typeof h.gatewayId !== "string" || typeof h.sessionKey !== "string" || !(h.agentId === null || typeof h.agentId === "string")) return null;
-  if (typeof h.fromStart !== "boolean" || !isNullableTime(h.endedAt) || !isNullableTime(h.unwatchedSince) || !Array.isArray(h.records)) return null;
+  if (typeof h.gatewayId !== "string" || typeof h.sessionKey !== "string") return null;
+  if (!(h.agentId === null || typeof h.agentId === "string") || typeof h.fromStart !== "boolean") return null;
+  if (!isNullableTime(h.endedAt) || !isNullableTime(h.unwatchedSince) || !Array.isArray(h.records)) return null;
   const records: HistoryRecord[] = [];
   for (const r of h.records as Record<string, unknown>[]) {
-    if (!r || typeof r !== "object" || !isTime(r.at) || !Number.isInteger(r.revision) || typeof r.statuses !== "string" || !/^[pic]*$/.test(r.statuses)) return null;
+    if (!r || typeof r !== "object" || !isTime(r.at) || !Number.isInteger(r.revision)) return null;
+    if (typeof r.statuses !== "string" || !/^[pic]*$/.test(r.statuses)) return null;
     const rec: HistoryRecord = { at: r.at, revision: r.revision as number, statuses: r.statuses };
     if (r.steps !== undefined) {
       if (!Array.isArray(r.steps) || !r.steps.every((s) => typeof s === "string")) return null;
@@ -81,7 +85,8 @@ function parseHistory(raw: unknown): CardHistoryData | null {
     records.push(rec);
   }
   if (records.length === 0 || !records[0]!.steps) return null;
-  return { gatewayId: h.gatewayId, sessionKey: h.sessionKey, agentId: h.agentId as string | null, fromStart: h.fromStart, endedAt: h.endedAt, unwatchedSince: h.unwatchedSince, records };
+  const agentId = h.agentId as string | null;
+  return { gatewayId: h.gatewayId, sessionKey: h.sessionKey, agentId, fromStart: h.fromStart, endedAt: h.endedAt, unwatchedSince: h.unwatchedSince, records };
 }
 
 /** Writes `doc` atomically: a temporary file beside it, then a rename over it. */

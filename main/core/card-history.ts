@@ -118,7 +118,8 @@ export class CardHistory {
       h = null;
     }
     if (!h) {
-      h = { gatewayId: entry.gatewayId, sessionKey: entry.sessionKey, agentId: entry.agentId, fromStart: this.seenAbsent.has(key), endedAt: null, unwatchedSince: null, records: [] };
+      const { gatewayId, sessionKey, agentId } = entry;
+      h = { gatewayId, sessionKey, agentId, fromStart: this.seenAbsent.has(key), endedAt: null, unwatchedSince: null, records: [] };
       this.histories.push(h);
       this.seenAbsent.delete(key);
       h.records.push({ at, revision: card.revision, statuses, steps: texts });

@@ -107,7 +107,13 @@ export function stepDuration(s: Pick<StepTiming, "startedAt" | "finishedAt">): n
   return s.startedAt !== null && s.finishedAt !== null ? s.finishedAt - s.startedAt : null;
 }
 
-function estimateFor(steps: StepTiming[], state: CardState, since: number | null, latestGapAt: number | null, now: number): Estimate | null {
+function estimateFor(
+  steps: StepTiming[],
+  state: CardState,
+  since: number | null,
+  latestGapAt: number | null,
+  now: number,
+): Estimate | null {
   if (state !== "active") return null;
   const measured = steps.filter((s) => s.status === "completed" && stepDuration(s) !== null);
   if (measured.length < 2) return null;

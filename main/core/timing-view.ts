@@ -26,7 +26,9 @@ export function timingMarks(e: Pick<CardEntry, "timing" | "derived" | "freshness
   const t = e.timing;
   if (!t || !e.derived) return [];
   const marks: string[] = [];
-  if (e.derived.state === "active" && e.freshness === "live" && t.currentStepSince !== null) marks.push(`running ${humanDuration(Math.max(0, now - t.currentStepSince))}`);
+  if (e.derived.state === "active" && e.freshness === "live" && t.currentStepSince !== null) {
+    marks.push(`running ${humanDuration(Math.max(0, now - t.currentStepSince))}`);
+  }
   if (t.estimate) marks.push(`${humanRange(t.estimate.minMs, t.estimate.maxMs)} left`);
   if (e.derived.state === "complete" && t.planMs !== null) marks.push(`took ${humanDuration(t.planMs)}`);
   return marks;

@@ -2,6 +2,7 @@
 // estimate's lifetime, history across an app restart (with its gap), a clear starting a
 // new history, and the Control UI link of a real session.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,10 +15,12 @@ import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import { until } from "../harness/until.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
 
 const MIN = 60_000;
+const root = join(import.meta.dirname, "..", "..");
 // Evaluated inside the page, not here.
 declare const document: { querySelector(s: string): unknown };
 declare const location: { pathname: string };
@@ -175,6 +178,34 @@ describe("card timing on a real Gateway", () => {
     assert.equal(stepDuration(t.steps[0]!), null, "step 1 ran across the gap, so its time is not work time");
     assert.equal(t.currentStepSince, clock.now, "step 2 was seen starting after the reconnect");
     assert.equal(d.desk.cardHistory(d.gatewayId, key).length, 1, "the same history continues");
+  });
+
+  test("watch --json card lines carry the timing object (built CLI)", { timeout: 90_000 }, async () => {
+    const home = tempDir();
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") };
+    for (const k of Object.keys(env)) if (k.startsWith("OPENCLAW_")) delete env[k];
+    const cli = join(root, "dist", "main", "cli", "progress-desk.js");
+    const watch = spawn(process.execPath, [cli, "watch", "--json", "--url", gw.url, "--token", gw.token], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    try {
+      await until("watch connected", () => out.includes('"state":"connected"'), 30_000);
+      const key = await user.createSession();
+      const lines = () => out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+      const lineOf = (revision: number) => () => lines().find((l) => l.type === "card" && l.sessionKey === key && l.revision === revision);
+      const r1 = await user.put(key, { plan: plan("in_progress", "pending") });
+      await until("the line of the first revision", lineOf(r1.card!.revision), 20_000);
+      const r2 = await user.put(key, { plan: plan("completed", "in_progress") });
+      const line = await until("the line of the second revision", lineOf(r2.card!.revision), 20_000);
+      assert.deepEqual(Object.keys(line.timing), ["currentStepSince", "lastChangeAt", "steps", "estimate"]);
+      assert.deepEqual(line.timing.steps.map((s: Record<string, unknown>) => Object.keys(s)), [["step", "startedAt", "finishedAt"], ["step", "startedAt", "finishedAt"]]);
+      assert.equal(line.timing.estimate, null);
+      assert.equal(typeof line.timing.lastChangeAt, "number", "the change to revision 2 was watched");
+      assert.equal(line.timing.currentStepSince, line.timing.lastChangeAt, "step 2 started with that change");
+      assert.equal(line.timing.steps[0].finishedAt, line.timing.lastChangeAt);
+    } finally {
+      watch.kill("SIGINT");
+    }
   });
 
   test("the session link of a real session key opens that session's Control UI chat page", { timeout: 90_000 }, async () => {

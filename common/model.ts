@@ -83,6 +83,8 @@ export type CardEntry = {
   /** The card needs a capability this Gateway lacks (G4). */
   updateRequired: boolean;
   refresh: RefreshState | null;
+  /** Step times and estimate from the local history (issue 12); null without a confirmed card. */
+  timing?: CardTiming | null;
 };
 
 export type ConnectionState =
@@ -244,3 +246,23 @@ export type DismissResult =
   | { outcome: "kept"; card: ProgressCard }
   | { outcome: "gone" }
   | { outcome: "error"; code: string; message: string };
+
+// ——— time on the card (common/card-timing.ts derives it from the local history) ———
+
+export type StepTiming = { step: string; status: StepStatus; startedAt: number | null; finishedAt: number | null };
+export type Estimate = { minMs: number; maxMs: number };
+
+export type CardTiming = {
+  /** When the step in progress started (null: none in progress, or its start was not seen). */
+  currentStepSince: number | null;
+  /** When the card last changed as we saw it (null: it changed while nothing was watched). */
+  lastChangeAt: number | null;
+  /** One per step of the current card, in order. */
+  steps: StepTiming[];
+  estimate: Estimate | null;
+  /** Complete cards seen from their creation without a gap: how long the whole plan took. */
+  planMs: number | null;
+  /** The gaps in this card's history: [from, to], from null when unknown. */
+  gaps: { from: number | null; to: number }[];
+};
+

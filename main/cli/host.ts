@@ -1,6 +1,7 @@
 // `progress-desk host`: the core plus the pages on 127.0.0.1, for a browser.
 import { join } from "node:path";
 import { createDeskService, localGateway } from "../core/desk-service.ts";
+import { historyPath, openHistoryFile } from "../core/card-history-file.ts";
 import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
 import { discoverGateway } from "../core/discovery.ts";
 import { jsonFileBackend, SettingsStore } from "../core/settings.ts";
@@ -24,7 +25,8 @@ export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number>
   // A Gateway named on the command line is used for this run instead of Settings.
   const override: GatewayConfig | undefined = opts.url || opts.token || opts.password ? localGateway(discovered) : undefined;
   let host: Host | undefined;
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: appVersion() });
+  const history = openHistoryFile(historyPath(home), { warn: (m) => io.stderr.write(`progress-desk: ${m}\n`) });
+  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: appVersion(), history });
   const service = createDeskService({
     desk,
     settings,

@@ -4,6 +4,7 @@ import { noteLine, visibleCards } from "../../common/glance.ts";
 import { shortKeyTitle } from "../../common/sessions.ts";
 import { truncate } from "../../common/truncate.ts";
 import type { CardEntry, ConnectionState, DeskSnapshot, SessionActivity } from "../../common/model.ts";
+import { timingJson, timingMarks, type TimingJson } from "../../common/timing-view.ts";
 
 export type CardLine = {
   type: "card";
@@ -17,6 +18,8 @@ export type CardLine = {
   derived: { completed: number; total: number; current: string | null; state: string; outcome: string | null };
   title: string;
   hidden: boolean;
+  /** Step times and estimate from the local history; all null/empty when unknown or cleared. */
+  timing: TimingJson;
 };
 
 /** One `{"type":"card"}` object; a cleared card has revision null and state "cleared". */
@@ -37,6 +40,7 @@ export function cardLine(entry: CardEntry): CardLine {
       : { completed: 0, total: 0, current: null, state: entry.hidden ? "hidden" : "cleared", outcome: null },
     title: entry.title,
     hidden: entry.hidden,
+    timing: timingJson(card ? (entry.timing ?? null) : null),
   };
 }
 
@@ -148,7 +152,7 @@ export function restLine(rest: readonly CardEntry[]): string {
  * more cards than fit, only the working ones are listed and the rest are counted, so a
  * desk with hundreds of cards does not flood the terminal.
  */
-export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12): string[] {
+export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12, now: number = Date.now()): string[] {
   const lines: string[] = [];
   const many = snapshot.gateways.length > 1;
   for (const g of snapshot.gateways) {
@@ -167,6 +171,7 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
     const count = d.total > 0 ? ` ${d.completed}/${d.total}` : "";
     const marks = [
       STATE_LABEL[d.state],
+      ...timingMarks(e, now),
       outcomeLabel(d.outcome),
       e.freshness === "offline" ? `offline, as of ${clock(e.confirmedAt)}` : null,
       e.freshness === "stale" ? "not refreshed" : null,

@@ -1,5 +1,6 @@
 // `progress-desk watch` (T1): the core without Electron, in a terminal.
 import { join } from "node:path";
+import { historyPath, openHistoryFile } from "../core/card-history-file.ts";
 import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
 import { discoverGateway, discoveredGateway } from "../core/discovery.ts";
 import type { ConnectionState, DeskChange } from "../../common/model.ts";
@@ -49,7 +50,9 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   const vault = await CredentialVault.open(fileStorage(credentialsFile));
   const notice = vaultNotice(vault, credentialsFile);
   if (notice) io.stderr.write(notice);
-  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion() });
+  // The app's card history continues here, read only: `watch` may run beside the app and must not overwrite its file.
+  const history = openHistoryFile(historyPath(dataHome(io.env)), { write: false, warn: (m) => io.stderr.write(`progress-desk: ${m}\n`) });
+  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), history });
   const tty = !opts.json && Boolean(io.stdout.isTTY);
   const osc = tty && terminalSupportsProgress(io.env);
   const signatures = new Map<string, string>();
@@ -121,7 +124,10 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
 
   desk.start();
   if (tty) draw();
+  // "running 12 min" moves on without a card change: redraw twice a minute.
+  const ticker = tty ? setInterval(scheduleDraw, 30_000) : null;
   await Promise.race([finished, io.stopSignal]);
+  if (ticker) clearInterval(ticker);
   desk.stop();
   await vault.flush();
   if (drawTimer) clearTimeout(drawTimer);

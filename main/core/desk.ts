@@ -5,6 +5,8 @@ import { dismissCard, refreshCard } from "./actions.ts";
 import { ActivityTracker, type ActivityOptions } from "./activity.ts";
 import { BoardStore } from "./boards.ts";
 import { CardStore, type CardsKnown } from "./card-store.ts";
+import { CardHistory } from "../../common/card-history.ts";
+import { deriveTiming } from "../../common/card-timing.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
 import type { BackoffPolicy } from "./backoff.ts";
 import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
@@ -42,6 +44,8 @@ export type DeskOptions = {
   now?: () => number;
   /** Runs `fn` after `ms` and returns its cancel, for connection and card retries (default: setTimeout). */
   schedule?: (fn: () => void, ms: number) => () => void;
+  /** The local card history (card-history-file.ts keeps it on disk); in memory only when absent. */
+  history?: { history: CardHistory; flush(): void };
 };
 
 /** How often the activity tracker re-checks silent runs and expires old lines while it needs to. */
@@ -81,10 +85,12 @@ export class ProgressDesk {
   private readonly identity;
   private readonly activity: ActivityTracker;
   private activityTick: ReturnType<typeof setTimeout> | null = null;
+  private readonly history: { history: CardHistory; flush(): void };
 
   constructor(opts: DeskOptions) {
     this.opts = opts;
     this.identity = opts.vault.deviceIdentity();
+    this.history = opts.history ?? { history: new CardHistory(), flush: () => {} };
     this.activity = new ActivityTracker({
       ...opts.activity,
       now: opts.now ?? Date.now,
@@ -117,7 +123,11 @@ export class ProgressDesk {
   private onAgentSideEvent(gatewayId: string, event: string, payload: unknown, store: CardStore): void {
     const p = (payload ?? {}) as { sessionKey?: unknown };
     if (event === "agent") this.activity.handleAgentEvent(gatewayId, payload);
-    else if (event === "progressCard.changed" && typeof p.sessionKey === "string") this.activity.noteCardChange(gatewayId, p.sessionKey);
+    else if (event === "progressCard.changed" && typeof p.sessionKey === "string") {
+      // Revision 1 announced live: that card's creation is being watched (its first step's start is known).
+      if ((payload as { revision?: unknown }).revision === 1) this.history.history.noteCreated(gatewayId, p.sessionKey, null);
+      this.activity.noteCardChange(gatewayId, p.sessionKey);
+    }
     else if (event === "sessions.changed" && typeof p.sessionKey === "string") {
       const row = store.sessionList().find((r) => r.key === p.sessionKey);
       if (row) this.activity.noteSessionInfo(gatewayId, row);
@@ -151,6 +161,7 @@ export class ProgressDesk {
       onState: (state) => {
         store?.onConnectionState(state);
         if (state.state !== "connected") {
+          this.history.history.unwatched(id, this.now());
           boards?.onDisconnected();
           this.activity.resetGateway(id);
         }
@@ -175,6 +186,10 @@ export class ProgressDesk {
       transport: connection,
       emit: (change) => {
         if (change.type === "sessions") for (const row of change.sessions) this.activity.noteSessionInfo(id, row);
+        if (change.type === "card") {
+          this.history.history.observe(change.entry, this.now());
+          change = { ...change, entry: this.withTiming(change.entry) };
+        }
         this.emit(change);
       },
       ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
@@ -205,6 +220,7 @@ export class ProgressDesk {
       if (!next || JSON.stringify(next) !== JSON.stringify(m.config)) {
         m.connection.stop();
         m.store.dispose();
+        this.history.history.unwatched(id, this.now());
         this.members.delete(id);
         this.activity.forget(id);
       }
@@ -231,6 +247,9 @@ export class ProgressDesk {
       m.connection.stop();
       m.store.dispose();
     }
+    // From now on nothing is watched: the next start records the time between as a gap.
+    this.history.history.unwatched(null, this.now());
+    this.history.flush();
   }
 
   /** Call after sleep, unlock or network change: reconnect and re-read now (G3, C4). */
@@ -257,7 +276,24 @@ export class ProgressDesk {
   }
 
   entry(gatewayId: string, sessionKey: string, agentId: string | null = null): CardEntry | null {
-    return this.member(gatewayId).store.entry(sessionKey, agentId);
+    const e = this.member(gatewayId).store.entry(sessionKey, agentId);
+    return e ? this.withTiming(e) : null;
+  }
+
+  /** The card's local history (every history of it, oldest first), for surfaces and tests. */
+  cardHistory(gatewayId: string, sessionKey: string, agentId: string | null = null) {
+    return this.history.history.all(gatewayId, sessionKey, agentId);
+  }
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
+  /** The entry with its timing (issue 12), derived from the card's open history. */
+  private withTiming(entry: CardEntry): CardEntry {
+    const h = entry.card && !entry.hidden ? this.history.history.current(entry.gatewayId, entry.sessionKey, entry.agentId) : null;
+    const matches = h !== null && h.records.at(-1)?.revision === entry.card!.revision;
+    return { ...entry, timing: matches && entry.derived ? deriveTiming(h, entry.derived.state, this.now()) : null };
   }
 
   /** Follow a card by key (for example a bare `global` key with its agent id, G4). */
@@ -309,7 +345,7 @@ export class ProgressDesk {
       url: m.connection.url,
       connection: m.connection.state,
       sessions: m.store.sessionList(),
-      cards: m.store.entries(),
+      cards: m.store.entries().map((e) => this.withTiming(e)),
       boards: m.boards.state(),
       activity: this.activity.list().filter((a) => a.gatewayId === m.id),
     };

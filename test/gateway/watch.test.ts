@@ -114,7 +114,7 @@ describe("watch --json", () => {
       const key = await agent.createSession();
       await agent.put(key, { markdown: "Checking **things**", plan: plan("completed", "in_progress", "pending") });
       const line = await w.next((l) => l.type === "card" && l.sessionKey === key);
-      assert.deepEqual(Object.keys(line).sort(), ["agentId", "derived", "gateway", "hidden", "markdown", "revision", "sessionKey", "steps", "title", "type", "updatedAt"].sort());
+      assert.deepEqual(Object.keys(line).sort(), ["agentId", "derived", "gateway", "hidden", "markdown", "revision", "sessionKey", "steps", "timing", "title", "type", "updatedAt"].sort());
       assert.equal(line.gateway, connected.gateway);
       assert.equal(line.revision, 1);
       assert.equal(line.agentId, null);

@@ -3,7 +3,9 @@
 // or next step · first readable note line, or a summary's tally. Never error messages or
 // anything else from the wire. A no-progress body is "No progress · " + the flag's text (a
 // label, never tool output).
+import { stepDuration } from "../../../common/card-timing.ts";
 import type { Milestone } from "../../../common/contract.ts";
+import { humanDuration } from "../../../common/duration.ts";
 import { noteLine } from "../../../common/glance.ts";
 import { stripInvisible } from "../../../common/strip.ts";
 import { truncate } from "../../../common/truncate.ts";
@@ -72,10 +74,14 @@ function phrase(kind: Milestone, p: Pending): string {
       return "Started";
     case "stepCompleted": {
       const n = (d?.completed ?? 0) - p.fromCompleted;
-      return n > 1 ? `${n} steps completed` : "Step completed";
+      if (n > 1) return `${n} steps completed`;
+      const took = justFinishedStepMs(p.entry);
+      return took !== null && took >= MIN_TOLD_DURATION_MS ? `Step done in ${humanDuration(took)}` : "Step completed";
     }
-    case "allCompleted":
-      return "Completed";
+    case "allCompleted": {
+      const plan = p.entry.timing?.planMs ?? null;
+      return plan !== null && plan >= MIN_TOLD_DURATION_MS ? `Plan complete in ${humanDuration(plan)}` : "Completed";
+    }
     case "pausedOrBlocked":
       if (d?.outcome === "failed") return "Run failed";
       if (d?.outcome === "killed") return "Run stopped";
@@ -86,6 +92,17 @@ function phrase(kind: Milestone, p: Pending): string {
     case "noProgress":
       return "No progress";
   }
+}
+
+/** Durations shorter than this are not worth the words ("Step done in 4 s" is noise). */
+const MIN_TOLD_DURATION_MS = 60_000;
+
+/** How long the step finished by the card's last change took, when both ends were seen. */
+function justFinishedStepMs(entry: CardEntry): number | null {
+  const t = entry.timing;
+  if (!t || t.lastChangeAt === null) return null;
+  const done = t.steps.filter((s) => s.status === "completed" && s.finishedAt === t.lastChangeAt);
+  return done.length === 1 ? stepDuration(done[0]!) : null;
 }
 
 function summaryLabel(kind: Milestone, d: CardDerived | null): string {

@@ -3,6 +3,7 @@
 // the desk that connects to Gateways. Nothing here starts a connection: the shell does,
 // once every listener is in place.
 import { join } from "node:path";
+import { historyPath, openHistoryFile } from "../../core/card-history-file.ts";
 import { ProgressDesk } from "../../core/desk.ts";
 import { discoverGateway, type Discovered } from "../../core/discovery.ts";
 import { SettingsStore } from "../../core/settings.ts";
@@ -36,6 +37,8 @@ export async function setupCore(ctx: CoreContext): Promise<Core> {
   const frames = storeWindowFrames(ctx.store);
   const discovered = discoverGateway({ env: ctx.env });
   for (const note of discovered.notes) ctx.warn(`Progress Desk: ${note}`);
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: ctx.clientVersion, platform: ctx.platform });
+  // The card history sits beside the settings in the data folder (userData).
+  const history = openHistoryFile(historyPath(ctx.dataDir), { warn: ctx.warn });
+  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: ctx.clientVersion, platform: ctx.platform, history });
   return { vault, settings, frames, discovered, desk };
 }

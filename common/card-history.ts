@@ -1,0 +1,196 @@
+// The local card history (issue 12): for every confirmed revision, when this machine
+// confirmed it and the step statuses — never the note text. One history per card per
+// Gateway; a clear ends it, a new card after a clear starts another. Times when nothing
+// was watched (the app closed, the Gateway offline) are recorded as gaps, so timing
+// derived from it (card-timing.ts) never counts them as work. Bounded, and kept only on
+// this machine (card-history-file.ts).
+import type { CardEntry, StepStatus } from "./model.ts";
+
+export const MAX_RECORDS_PER_CARD = 200;
+export const MAX_CARDS = 500;
+
+export type HistoryRecord = {
+  /** When the core confirmed this revision (this machine's clock, ms). */
+  at: number;
+  revision: number;
+  /** One letter per step: p pending, i in progress, c completed. */
+  statuses: string;
+  /** The step texts, on the first record and whenever they changed. */
+  steps?: string[];
+  /**
+   * Nothing was watched before this record: since when (null when unknown). Anything that
+   * changed meanwhile happened at an unknown time.
+   */
+  gapFrom?: number | null;
+};
+
+export type CardHistoryData = {
+  gatewayId: string;
+  sessionKey: string;
+  agentId: string | null;
+  /** The card's creation was seen (its absence was confirmed first, or revision 1 was announced live). */
+  fromStart: boolean;
+  /** Set when the card was cleared (or replaced by a reset): the history is closed. */
+  endedAt: number | null;
+  /** Watching stopped at this time and has not resumed (offline, app closed); null while watched. */
+  unwatchedSince: number | null;
+  records: HistoryRecord[];
+};
+
+const LETTER: Record<StepStatus, string> = { pending: "p", in_progress: "i", completed: "c" };
+const STATUS: Record<string, StepStatus> = { p: "pending", i: "in_progress", c: "completed" };
+
+export function statusOf(letter: string): StepStatus | null {
+  return STATUS[letter] ?? null;
+}
+
+export type CardHistoryOptions = {
+  maxRecordsPerCard?: number;
+  maxCards?: number;
+  /** Called after every change worth saving. */
+  onChange?: () => void;
+};
+
+function cardKey(gatewayId: string, sessionKey: string, agentId: string | null): string {
+  return `${gatewayId}\u0000${sessionKey}\u0000${sessionKey.startsWith("agent:") ? "" : (agentId ?? "")}`;
+}
+
+export class CardHistory {
+  private readonly opts: CardHistoryOptions;
+  /** Every history, oldest activity first; at most one open (endedAt null) per card. */
+  private histories: CardHistoryData[] = [];
+  /** Cards whose absence (or whose creation) was confirmed while watching: their next card is seen from the start. */
+  private readonly seenAbsent = new Set<string>();
+
+  constructor(histories: CardHistoryData[] = [], opts: CardHistoryOptions = {}) {
+    this.opts = opts;
+    // Whatever was open when the data was saved has not been watched since its last record.
+    this.histories = histories.map((h) => ({
+      ...h,
+      unwatchedSince: h.endedAt === null ? (h.unwatchedSince ?? h.records.at(-1)?.at ?? null) : h.unwatchedSince,
+    }));
+    this.bound();
+  }
+
+  /** Everything, for saving. */
+  data(): CardHistoryData[] {
+    return this.histories;
+  }
+
+  /** The open history of a card, or null. */
+  current(gatewayId: string, sessionKey: string, agentId: string | null): CardHistoryData | null {
+    const key = cardKey(gatewayId, sessionKey, agentId);
+    for (let i = this.histories.length - 1; i >= 0; i -= 1) {
+      const h = this.histories[i]!;
+      if (h.endedAt === null && cardKey(h.gatewayId, h.sessionKey, h.agentId) === key) return h;
+    }
+    return null;
+  }
+
+  /** Every history of a card, oldest first (closed ones included). */
+  all(gatewayId: string, sessionKey: string, agentId: string | null): CardHistoryData[] {
+    const key = cardKey(gatewayId, sessionKey, agentId);
+    return this.histories.filter((h) => cardKey(h.gatewayId, h.sessionKey, h.agentId) === key);
+  }
+
+  /**
+   * A card entry from the core. Only a confirmed state counts: a live read without error
+   * (offline or stale entries show the last card, they do not confirm it again). `at` is
+   * when the core confirmed it (the desk passes its own clock, so tests can inject one).
+   */
+  observe(entry: CardEntry, at: number | null = entry.confirmedAt): void {
+    if (entry.freshness !== "live" || entry.error !== null || entry.hidden || entry.confirmedAt === null || at === null) return;
+    const key = cardKey(entry.gatewayId, entry.sessionKey, entry.agentId);
+    const open = this.current(entry.gatewayId, entry.sessionKey, entry.agentId);
+    const card = entry.card;
+    if (card === null) {
+      this.seenAbsent.add(key);
+      if (open) this.close(open, at);
+      return;
+    }
+    const statuses = card.steps.map((s) => LETTER[s.status]).join("");
+    const texts = card.steps.map((s) => s.step);
+    let h = open;
+    const last = h?.records.at(-1);
+    // Revisions restart at 1 after an unconditional clear or a session reset: another card.
+    if (h && last && card.revision < last.revision) {
+      this.close(h, at);
+      h = null;
+    }
+    if (!h) {
+      const { gatewayId, sessionKey, agentId } = entry;
+      h = { gatewayId, sessionKey, agentId, fromStart: this.seenAbsent.has(key), endedAt: null, unwatchedSince: null, records: [] };
+      this.histories.push(h);
+      this.seenAbsent.delete(key);
+      h.records.push({ at, revision: card.revision, statuses, steps: texts });
+      this.bound();
+      this.opts.onChange?.();
+      return;
+    }
+    const prev = h.records.at(-1)!;
+    const resumed = h.unwatchedSince !== null;
+    // The same revision confirmed again while watched is nothing new (titles, run state, freshness).
+    if (prev.revision === card.revision && !resumed) return;
+    const record: HistoryRecord = { at, revision: card.revision, statuses };
+    if (!sameTexts(textsAt(h, h.records.length - 1), texts)) record.steps = texts;
+    if (resumed) record.gapFrom = h.unwatchedSince;
+    h.unwatchedSince = null;
+    h.records.push(record);
+    // Most recent activity last, so the bound drops the card idle longest.
+    this.histories.splice(this.histories.indexOf(h), 1);
+    this.histories.push(h);
+    this.bound();
+    this.opts.onChange?.();
+  }
+
+  /** A Gateway revision-1 announcement seen live: that card's creation is being watched. */
+  noteCreated(gatewayId: string, sessionKey: string, agentId: string | null): void {
+    if (!this.current(gatewayId, sessionKey, agentId)) this.seenAbsent.add(cardKey(gatewayId, sessionKey, agentId));
+  }
+
+  /** The Gateway's connection dropped (or the app stops): nothing of it is watched from `at`. */
+  unwatched(gatewayId: string | null, at: number): void {
+    let changed = false;
+    for (const h of this.histories) {
+      if (h.endedAt !== null || h.unwatchedSince !== null || (gatewayId !== null && h.gatewayId !== gatewayId)) continue;
+      h.unwatchedSince = at;
+      changed = true;
+    }
+    for (const key of [...this.seenAbsent]) if (gatewayId === null || key.startsWith(`${gatewayId}\u0000`)) this.seenAbsent.delete(key);
+    if (changed) this.opts.onChange?.();
+  }
+
+  private close(h: CardHistoryData, at: number): void {
+    h.endedAt = at;
+    h.unwatchedSince = null;
+    this.opts.onChange?.();
+  }
+
+  /** Oldest dropped first: records of a long card, then whole cards idle the longest. */
+  private bound(): void {
+    const maxRecords = this.opts.maxRecordsPerCard ?? MAX_RECORDS_PER_CARD;
+    for (const h of this.histories) {
+      if (h.records.length <= maxRecords) continue;
+      const texts = textsAt(h, h.records.length - maxRecords);
+      h.records = h.records.slice(-maxRecords);
+      h.records[0] = { ...h.records[0]!, steps: texts };
+      // What came before the oldest kept record is no longer known.
+      h.fromStart = false;
+    }
+    const maxCards = this.opts.maxCards ?? MAX_CARDS;
+    if (this.histories.length > maxCards) this.histories = this.histories.slice(-maxCards);
+  }
+}
+
+/** The step texts in force at record `index` (they are stored only when they change). */
+export function textsAt(h: Pick<CardHistoryData, "records">, index: number): string[] {
+  for (let i = index; i >= 0; i -= 1) {
+    const steps = h.records[i]!.steps;
+    if (steps) return steps;
+  }
+  return [];
+}
+
+function sameTexts(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}

@@ -1,0 +1,28 @@
+// The Control UI address of one session on the Gateway that serves it:
+// http(s)://<host:port>/chat/<agentId>/<the key's trailing UUID as 32 hex characters>.
+// Never carries a secret: credentials, query and fragment of the Gateway URL are dropped
+// (the Control UI asks for auth itself when it needs it).
+
+const TRAILING_UUID = /([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
+const AGENT_KEY = /^agent:([^:]+):/;
+/** Agent ids the Control UI route accepts (one path segment, no escaping needed). */
+const SAFE_AGENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The session's Control UI chat page, or null where no route can be built. */
+export function sessionLink(gatewayUrl: string, sessionKey: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(gatewayUrl);
+  } catch {
+    return null;
+  }
+  const scheme = url.protocol === "ws:" ? "http:" : url.protocol === "wss:" ? "https:" : null;
+  if (!scheme || !url.host) return null;
+  const uuid = TRAILING_UUID.exec(sessionKey);
+  // The UUID must be the key's own last segment, not the tail of a longer token.
+  if (!uuid || (uuid.index > 0 && sessionKey[uuid.index - 1] !== ":")) return null;
+  const agentId = AGENT_KEY.exec(sessionKey)?.[1] ?? "main";
+  if (!SAFE_AGENT.test(agentId)) return null;
+  const hex = uuid.slice(1).join("").toLowerCase();
+  return `${scheme}//${url.host}/chat/${agentId}/${hex}`;
+}

@@ -1,0 +1,100 @@
+// How often the "time left" estimate (main/core/card-timing.ts) contains the real time left.
+// Simulated card histories go through the real CardHistory and deriveTiming, exactly as the
+// desk feeds them; at many moments of each run the estimate (when there is one) is compared
+// with the time that really remained. Deterministic (seeded): `node scripts/estimate-check.ts`
+// prints the table quoted in docs/estimate.md. Options: --cards N (per scenario), --seed S.
+import { CardHistory } from "../common/card-history.ts";
+import { deriveTiming } from "../common/card-timing.ts";
+import type { CardEntry, StepStatus } from "../common/model.ts";
+
+const MIN = 60_000;
+const arg = (name: string, d: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : d;
+};
+const CARDS = arg("cards", 2000);
+const SEED = arg("seed", 12);
+
+/** mulberry32: small, seeded, good enough for sampling. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+function normal(r: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+}
+
+type Scenario = { name: string; /** spread of one card's step times around its own typical step (log-normal sigma) */ sigma: number; /** one long step in a few cards */ outlier: number };
+const SCENARIOS: Scenario[] = [
+  { name: "similar steps (σ 0.3)", sigma: 0.3, outlier: 0 },
+  { name: "varied steps (σ 0.6)", sigma: 0.6, outlier: 0 },
+  { name: "very varied steps (σ 1.0)", sigma: 1.0, outlier: 0 },
+  { name: "σ 0.6, 1 in 5 cards has a step 5× longer", sigma: 0.6, outlier: 0.2 },
+];
+
+type Tally = { moments: number; withEstimate: number; inside: number; below: number; above: number; widthRatio: number[] };
+
+function simulate(s: Scenario, r: () => number): Tally {
+  const tally: Tally = { moments: 0, withEstimate: 0, inside: 0, below: 0, above: 0, widthRatio: [] };
+  for (let c = 0; c < CARDS; c += 1) {
+    const n = 3 + Math.floor(r() * 8); // 3–10 steps
+    const typical = Math.exp(Math.log(MIN) + r() * Math.log(30)); // 1–30 min
+    const durations = Array.from({ length: n }, () => typical * Math.exp(s.sigma * normal(r)));
+    if (r() < s.outlier) durations[1 + Math.floor(r() * (n - 1))]! *= 5;
+    const start = 1_800_000_000_000;
+    const ends: number[] = [];
+    durations.reduce((t, d, i) => (ends[i] = t + d), start);
+    const end = ends[n - 1]!;
+    const history = new CardHistory();
+    const key = `agent:main:sim-${c}`;
+    const entry = (revision: number | null, done: number): CardEntry => {
+      const steps = durations.map((_, i) => ({ step: `Step ${i + 1}`, status: (i < done ? "completed" : i === done ? "in_progress" : "pending") as StepStatus }));
+      const card = revision === null ? null : { sessionKey: key, revision, updatedAt: 0, markdown: null, steps };
+      return { gatewayId: "sim", sessionKey: key, agentId: null, title: key, card, derived: null, freshness: "live", confirmedAt: 0, error: null, hidden: false, updateRequired: false, refresh: null };
+    };
+    history.observe(entry(null, 0), start - 1000);
+    history.observe(entry(1, 0), start);
+    // Moments to look: 8 random times in each step, after the card's revision for it.
+    for (let i = 0; i < n; i += 1) {
+      const from = i === 0 ? start : ends[i - 1]!;
+      if (i > 0) history.observe(entry(i + 1, i), from);
+      const h = history.current("sim", key, null)!;
+      for (let k = 0; k < 8; k += 1) {
+        const now = from + r() * (ends[i]! - from);
+        const t = deriveTiming(h, "active", now);
+        tally.moments += 1;
+        if (!t.estimate) continue;
+        const truth = end - now;
+        tally.withEstimate += 1;
+        if (truth < t.estimate.minMs) tally.below += 1;
+        else if (truth > t.estimate.maxMs) tally.above += 1;
+        else tally.inside += 1;
+        tally.widthRatio.push((t.estimate.maxMs - t.estimate.minMs) / Math.max(truth, 1));
+      }
+    }
+  }
+  return tally;
+}
+
+const pct = (a: number, b: number): string => (b === 0 ? "—" : `${((100 * a) / b).toFixed(1)} %`);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+console.log(`Estimate check: ${CARDS} simulated cards per scenario, seed ${SEED}, 8 moments per step.\n`);
+console.log("| Scenario | moments with an estimate | range contains the real time left | real time below the range | above the range | median range width / time left |");
+console.log("|---|---|---|---|---|---|");
+const r = rng(SEED);
+let allIn = 0;
+let allWith = 0;
+for (const s of SCENARIOS) {
+  const t = simulate(s, r);
+  allIn += t.inside;
+  allWith += t.withEstimate;
+  console.log(`| ${s.name} | ${pct(t.withEstimate, t.moments)} | **${pct(t.inside, t.withEstimate)}** | ${pct(t.below, t.withEstimate)} | ${pct(t.above, t.withEstimate)} | ${median(t.widthRatio).toFixed(2)} |`);
+}
+console.log(`\nAll scenarios: the range contained the real time left in ${pct(allIn, allWith)} of ${allWith} estimates.`);

@@ -100,3 +100,11 @@ export function runningSessions(sessions: Readonly<Record<string, readonly Sessi
   }
   return out;
 }
+
+/**
+ * The `data-card-key` a rendered card's wrapper carries: the card's key with spaces for the
+ * NUL separators, which a CSS selector cannot name. For counting and finding cards in the DOM.
+ */
+export function domCardKey(ref: Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">): string {
+  return `${ref.gatewayId} ${ref.sessionKey} ${ref.agentId ?? ""}`;
+}

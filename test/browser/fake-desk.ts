@@ -9,7 +9,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { deriveCard } from "../../main/core/card.ts";
 import { pageContentSecurityPolicy } from "../../main/core/page-files.ts";
 import { defaultSettings } from "../../main/core/settings.ts";
-import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, SessionInfo, Step } from "../../main/core/types.ts";
+import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, SessionInfo, SessionKind, Step } from "../../main/core/types.ts";
 import type { Settings } from "../../preload/contract.ts";
 import { startStaticServer, type StaticFile, type StaticServer } from "./server.ts";
 
@@ -50,6 +50,9 @@ export type FakeCard = {
   /** The session runs now (its card is active). */
   running?: boolean;
   revision?: number;
+  kind?: SessionKind;
+  /** The session that spawned this one (a sub-agent). */
+  parentKey?: string;
 };
 
 export function connectedState(): ConnectionState {
@@ -58,7 +61,7 @@ export function connectedState(): ConnectionState {
 
 export function sessionRow(c: FakeCard): SessionInfo {
   return {
-    key: c.sessionKey, sessionId: null, agentId: "main", title: c.title, kind: "dashboard", parentKey: null, updatedAt: c.updatedAt,
+    key: c.sessionKey, sessionId: null, agentId: "main", title: c.title, kind: c.kind ?? "dashboard", parentKey: c.parentKey ?? null, updatedAt: c.updatedAt,
     status: c.running ? "running" : null, hasActiveRun: c.running ?? false, activeRunIds: null,
     startedAt: c.running ? c.updatedAt - 1000 : null, endedAt: null,
   };

@@ -15,6 +15,8 @@ export type GroupId = "finished" | "idle";
 export const RECENT_FINISHED_MS = 60 * 60_000;
 /** "Paused for more than a day". */
 export const IDLE_MS = 24 * 60 * 60_000;
+/** An open group renders this many cards at a time. */
+export const GROUP_PAGE = 25;
 
 export type CardGroup = {
   id: GroupId;

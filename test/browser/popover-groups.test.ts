@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { DeskChange, Step } from "../../main/core/types.ts";
+import { GROUP_PAGE } from "../../renderer/lib/card-groups.ts";
 import { chromiumAvailable, launchChromium } from "./chromium.ts";
 import { emitChange, FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, servePages, sessionRow, type FakeCard } from "./fake-desk.ts";
 import type { StaticServer } from "./server.ts";
@@ -58,10 +59,12 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     await server?.close();
   });
 
-  async function open(data = cards(), hash = ""): Promise<{ page: Page; errors: string[] }> {
+  async function open(data = cards(), hash = "", opts: { noObserver?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
     const context = await browser.newContext({ viewport: { width: 400, height: 700 }, reducedMotion: "reduce" });
     contexts.push(context);
     await installFake(context, fakeSnapshot(data.all), fakeSettings());
+    // A page without IntersectionObserver: only the "Show more" button pages a group.
+    if (opts.noObserver) await context.addInitScript(() => void delete (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
@@ -90,18 +93,46 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     assert.deepEqual(errors, []);
   });
 
-  test("opening a group shows its cards; closing hides them again", async () => {
+  test("opening a group shows its cards a page at a time, the next as the person reaches it; closing hides them", async () => {
     const data = cards();
     const { page } = await open(data);
+    const rendered = () => page.locator('[data-group="idle"] [data-card-key]').count();
+    const more = page.locator('[data-group="idle"] button.group-more');
     await groupToggle(page, "idle").click();
     assert.equal(await groupToggle(page, "idle").getAttribute("aria-expanded"), "true");
-    assert.equal(await page.locator('[data-group="idle"] [data-card-key]').count(), 150);
+    assert.equal(await rendered(), GROUP_PAGE);
+    assert.equal((await more.textContent())?.trim(), `Show ${GROUP_PAGE} more (${150 - GROUP_PAGE} not shown yet)`);
+    // Scrolling near the button brings the next page by itself, until every card is there.
+    while ((await more.count()) > 0) {
+      const before = await rendered();
+      await more.scrollIntoViewIfNeeded();
+      await page.waitForFunction((n: number) => document.querySelectorAll('[data-group="idle"] [data-card-key]').length > n, before, WAIT);
+    }
+    assert.equal(await rendered(), 150);
+    assert.equal(await page.locator('[data-group="idle"] [data-group-count]').getAttribute("data-group-count"), "150");
     const last = slot(page, data.idle[149]!.sessionKey);
     await last.scrollIntoViewIfNeeded();
     assert.ok(await last.locator("article.card").isVisible(), "the group's last card can be scrolled to and seen");
     assert.equal(await page.locator('[data-group="finished"] [data-card-key]').count(), 0, "the other group stays closed");
     await groupToggle(page, "idle").click();
-    assert.equal(await page.locator('[data-group="idle"] [data-card-key]').count(), 0);
+    assert.equal(await rendered(), 0);
+    // Opened again, it starts from one page.
+    await groupToggle(page, "idle").click();
+    assert.equal(await rendered(), GROUP_PAGE);
+  });
+
+  test("the Show more button pages a group from the keyboard (no IntersectionObserver)", async () => {
+    const { page } = await open(cards(), "", { noObserver: true });
+    const rendered = () => page.locator('[data-group="idle"] [data-card-key]').count();
+    const more = page.locator('[data-group="idle"] button.group-more');
+    await groupToggle(page, "idle").click();
+    assert.equal(await rendered(), GROUP_PAGE);
+    await more.focus();
+    await page.keyboard.press("Enter");
+    assert.equal(await rendered(), 2 * GROUP_PAGE);
+    await page.keyboard.press(" ");
+    assert.equal(await rendered(), 3 * GROUP_PAGE);
+    assert.equal((await more.textContent())?.trim(), `Show ${GROUP_PAGE} more (${150 - 3 * GROUP_PAGE} not shown yet)`);
   });
 
   test("keyboard: arrows reach the group headers, Enter and Space open and close them", async () => {
@@ -114,7 +145,7 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     assert.equal(await focusedGroup(), "finished");
     await page.keyboard.press("Enter");
     assert.equal(await groupToggle(page, "finished").getAttribute("aria-expanded"), "true");
-    assert.equal(await page.locator('[data-group="finished"] [data-card-key]').count(), 30);
+    assert.equal(await page.locator('[data-group="finished"] [data-card-key]').count(), GROUP_PAGE);
     // Down from the header walks into the group's own cards.
     await page.keyboard.press("ArrowDown");
     assert.equal(
@@ -145,7 +176,8 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     await emitChange(page, { type: "card", gatewayId: FAKE_GW, entry: fakeEntry(grown) });
     await page.locator('[data-group="finished"] [data-group-count="31"]').waitFor(WAIT);
     assert.equal(await groupToggle(page, "finished").getAttribute("aria-expanded"), "true");
-    assert.equal(await page.locator('[data-group="finished"] [data-card-key]').count(), 31);
+    assert.equal(await page.locator('[data-group="finished"] [data-card-key]').count(), GROUP_PAGE);
+    assert.match((await page.locator('[data-group="finished"] button.group-more').textContent()) ?? "", /\(6 not shown yet\)/);
     assert.equal(await groupToggle(page, "idle").getAttribute("aria-expanded"), "false");
   });
 

@@ -59,10 +59,11 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     await server?.close();
   });
 
-  async function open(data = cards(), hash = "", opts: { noObserver?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 400, height: 700 }, reducedMotion: "reduce" });
+  type OpenOptions = { noObserver?: boolean; height?: number; collapsed?: boolean };
+  async function open(data = cards(), hash = "", opts: OpenOptions = {}): Promise<{ page: Page; errors: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 400, height: opts.height ?? 700 }, reducedMotion: "reduce" });
     contexts.push(context);
-    await installFake(context, fakeSnapshot(data.all), fakeSettings());
+    await installFake(context, fakeSnapshot(data.all), fakeSettings({ collapseByDefault: opts.collapsed ?? false }));
     // A page without IntersectionObserver: only the "Show more" button pages a group.
     if (opts.noObserver) await context.addInitScript(() => void delete (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver);
     const page = await context.newPage();
@@ -133,6 +134,15 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     await page.keyboard.press(" ");
     assert.equal(await rendered(), 3 * GROUP_PAGE);
     assert.equal((await more.textContent())?.trim(), `Show ${GROUP_PAGE} more (${150 - 3 * GROUP_PAGE} not shown yet)`);
+  });
+
+  test("a window tall enough for more than a page keeps loading pages until the button is out of reach", async () => {
+    const data = cards();
+    const onlyIdle = { ...data, all: data.idle };
+    const { page } = await open(onlyIdle, "", { height: 6000, collapsed: true });
+    await groupToggle(page, "idle").click();
+    // No scrolling: the button stays near after each page, and each page is followed by the next.
+    await page.waitForFunction((n: number) => document.querySelectorAll('[data-group="idle"] [data-card-key]').length >= n, 3 * GROUP_PAGE, WAIT);
   });
 
   test("keyboard: arrows reach the group headers, Enter and Space open and close them", async () => {

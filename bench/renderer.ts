@@ -317,7 +317,7 @@ async function benchLatency(watch: PageWatch, R: BareClient, W: BareClient, key:
 
 async function countMutations(page: Page, watch: PageWatch, W: BareClient, label: string, position: number): Promise<Mutations> {
   const key: string = await page.evaluate((pos: number): string => {
-    const cards = document.querySelectorAll("main.cards section.list > article.card");
+    const cards = document.querySelectorAll("main.cards section.list article.card");
     return String(String(cards[pos].dataset.key).split("\u0000")[1]);
   }, position);
   await page.evaluate((k) => {
@@ -353,7 +353,7 @@ async function countMutations(page: Page, watch: PageWatch, W: BareClient, label
   const r: { inside: number; outside: number; kinds: Record<string, number>; first: string } = await page.evaluate(() => {
     window.__pdObs.takeRecords();
     window.__pdObs.disconnect();
-    const first = document.querySelector("main.cards section.list > article.card");
+    const first = document.querySelector("main.cards section.list article.card");
     return { ...window.__pdMut, first: String(first?.dataset.key ?? "") };
   });
   return {
@@ -491,7 +491,7 @@ async function main(): Promise<void> {
     for (let k = 0; k < MANY; k++) keys.push(await W.createSession());
     for (const [k, key] of keys.entries()) await W.put(key, { markdown: `Card ${k}: working on it`, plan: plan(k) });
     await page.waitForFunction(
-      (ks: string[]) => ks.every((k) => document.querySelector(`main.cards section.list > article.card[data-key*="${k}"]`)),
+      (ks: string[]) => ks.every((k) => document.querySelector(`main.cards section.list article.card[data-key*="${k}"]`)),
       keys,
       { timeout: 20_000 },
     );

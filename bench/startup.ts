@@ -3,8 +3,8 @@
 // then, in turn and alone on the Gateway, three processes are timed from their spawn:
 //   bare  — bench/bare-start.ts: pages through `sessions.list`, reads every session's card, 8 in flight;
 //   core  — `progress-desk watch --json` (the desk core): until it has printed a card line for every card;
-//   page  — `progress-desk host` + the popover page in Chromium (already running): until every card is an
-//           `article.card` in the page's DOM or counted in a collapsed group's `data-collapsed-count`.
+//   page  — `progress-desk host` + the popover page in Chromium (already running): until every card is a
+//           card drawn in the page's DOM (`[data-card-key]`) or counted by its group (`data-group-count`).
 // Rounds rotate which of the three goes first. Targets on the medians: core ≤ 1.5× bare, page ≤ 2× bare.
 // Also the watch process's RSS and the page's JS heap with every card loaded. Writes its section of
 // docs/benchmarks.md. A part that never sees every card reports "only N of M" as a MISS after its timeout.
@@ -134,18 +134,21 @@ async function timeCore(gw: HostedGateway, cardKeys: string[]): Promise<Timed> {
 }
 
 /**
- * Cards the popover accounts for: distinct `article.card[data-key]` plus every collapsed group's `data-collapsed-count`;
+ * Cards the popover accounts for: distinct drawn cards outside any group (`[data-card-key]`) plus every group's
+ * `data-group-count` (its whole size, open or closed, so cards drawn inside an open group are not counted twice);
  * the count once it reaches `want`, else false (runs in the page, for waitForFunction and evaluate alike).
  */
 function cardsInPage(want: number): number | false {
   const keys = new Set<string>();
-  for (const el of document.querySelectorAll("article.card[data-key]")) keys.add(el.dataset.key);
-  let collapsed = 0;
-  for (const el of document.querySelectorAll("[data-collapsed-count]")) {
-    const n = Number(el.dataset.collapsedCount);
-    if (Number.isInteger(n) && n > 0) collapsed += n;
+  for (const el of document.querySelectorAll<HTMLElement>("[data-card-key]")) {
+    if (!el.closest("[data-group]")) keys.add(el.dataset.cardKey ?? "");
   }
-  const total = keys.size + collapsed;
+  let grouped = 0;
+  for (const el of document.querySelectorAll<HTMLElement>("[data-group] [data-group-count]")) {
+    const n = Number(el.dataset.groupCount);
+    if (Number.isInteger(n) && n > 0) grouped += n;
+  }
+  const total = keys.size + grouped;
   return total >= want ? total : false;
 }
 
@@ -299,8 +302,8 @@ function section(
       "and reads every listed session's card with 8 `progressCard.get` in flight, timed to its result line on stdout; " +
       "**core** is `progress-desk watch --json` (the built CLI: the desk core), timed to the stdout line that completes a card line for every card; " +
       "**page** is `progress-desk host` and the popover page opened in Chromium (launched before the timing: the browser is already running; a fresh context, no request interception) as soon as the host prints its address, " +
-      "timed to the first animation frame in which the page accounts for every card: distinct `article.card[data-key]` elements plus the sum of `data-collapsed-count` " +
-      "on any collapsed group (the number of its cards not rendered as `article.card`). " +
+      "timed to the first animation frame in which the page accounts for every card: distinct drawn cards outside groups (`[data-card-key]`) plus the sum of " +
+      "every group's `data-group-count` (its whole size, open or closed). " +
       `Rounds rotate which side goes first (${ROUNDS} rounds); the targets compare medians. A side that has not seen every card after ${SIDE_TIMEOUT_MS / 1000} s is reported with the count it reached.`,
     END,
   ];

@@ -1,6 +1,6 @@
 // A1 dismiss and A2 refresh: the only writes the app makes, each tied to what the person saw.
 import { randomUUID } from "node:crypto";
-import { parseCard } from "./card.ts";
+import { parseCard } from "../../common/card.ts";
 import type { CardStore } from "./card-store.ts";
 import { errorFacts } from "./connection-state.ts";
 import { CONFIRM_CLEAR_QUESTION, type CardEntry, type DismissResult, type ProgressCard, type RefreshState } from "../../common/model.ts";

@@ -5,7 +5,7 @@
 // gets its hints coalesced per session in the queue, never one read (and one UI change) each.
 // The roster (every listed session, paged) is read once per connection outside that budget:
 // it is bounded by the session cap, not by events, and a start-up must not wait on a rate.
-import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
+import { deriveCard, MalformedCardError, parseCard, sameDerived } from "../../common/card.ts";
 import { errorFacts } from "./connection-state.ts";
 import { listRosterPages, type RosterListing } from "./roster-pages.ts";
 import { TokenBucket } from "./token-bucket.ts";

@@ -68,14 +68,31 @@ export function isFinished(entry: CardEntry | null, session: SessionInfo | null)
   return entry?.derived?.state === "complete";
 }
 
-function pickEntry(entries: CardEntry[], gatewayId: string, sessionKey: string): CardEntry | null {
-  let best: CardEntry | null = null;
+/** The card and session row behind each pin, indexed once per view (300 pins × 1,000 sessions stay cheap). */
+export type WidgetLookup = {
+  entry(gatewayId: string, sessionKey: string): CardEntry | null;
+  session(gatewayId: string, sessionKey: string): SessionInfo | null;
+};
+
+export function widgetLookup(entries: CardEntry[], sessions: Record<string, SessionInfo[]>): WidgetLookup {
+  const byPin = new Map<string, CardEntry>();
   for (const e of entries) {
-    if (e.gatewayId !== gatewayId || e.sessionKey !== sessionKey) continue;
+    const key = pinKey(e);
+    const best = byPin.get(key);
     // Several agents on a bare key: the most recently updated card speaks for the pin.
-    if (!best || (e.card?.updatedAt ?? 0) > (best.card?.updatedAt ?? 0)) best = e;
+    if (!best || (e.card?.updatedAt ?? 0) > (best.card?.updatedAt ?? 0)) byPin.set(key, e);
   }
-  return best;
+  const rows = new Map<string, SessionInfo>();
+  for (const [gatewayId, list] of Object.entries(sessions)) {
+    for (const s of list) {
+      const key = pinKey({ gatewayId, sessionKey: s.key });
+      if (!rows.has(key)) rows.set(key, s); // the first row wins, as a find() would
+    }
+  }
+  return {
+    entry: (gatewayId, sessionKey) => byPin.get(pinKey({ gatewayId, sessionKey })) ?? null,
+    session: (gatewayId, sessionKey) => rows.get(pinKey({ gatewayId, sessionKey })) ?? null,
+  };
 }
 
 export function widgetFor(
@@ -84,11 +101,12 @@ export function widgetFor(
   sessions: Record<string, SessionInfo[]>,
   connections: Record<string, ConnectionState>,
   source: { byPerson: boolean; byAgent: boolean; title?: string | null } = { byPerson: true, byAgent: false },
+  lookup: WidgetLookup = widgetLookup(entries, sessions),
 ): Widget | null {
   const ref = parsePinKey(pin);
   if (!ref) return null;
-  const entry = pickEntry(entries, ref.gatewayId, ref.sessionKey);
-  const session = sessions[ref.gatewayId]?.find((s) => s.key === ref.sessionKey) ?? null;
+  const entry = lookup.entry(ref.gatewayId, ref.sessionKey);
+  const session = lookup.session(ref.gatewayId, ref.sessionKey);
   const conn = connections[ref.gatewayId];
   let state: WidgetState;
   let notice: string | null = null;
@@ -150,8 +168,9 @@ export function dashboardGroups(input: DashboardInput): { groups: WidgetGroup[];
     }
   }
   const all: Widget[] = [];
+  const lookup = widgetLookup(input.entries, input.sessions);
   for (const [pin, source] of sources) {
-    const w = widgetFor(pin, input.entries, input.sessions, input.connections, source);
+    const w = widgetFor(pin, input.entries, input.sessions, input.connections, source, lookup);
     if (w) all.push(w);
   }
   let hiddenFinished = 0;

@@ -1,7 +1,7 @@
 // Card entries and connection states for the renderer's pure modules. What a card means
 // (counts, current step, active/paused, outcome) comes from the core's own deriveCard, fed
 // with run facts, so renderer tests check the product's derivation, not a copy of it.
-import { deriveCard } from "../../main/core/card.ts";
+import { deriveCard } from "../../common/card.ts";
 import type { CardEntry, ConnectionState, ProgressCard, RunOutcome, SessionInfo, Step } from "../../common/model.ts";
 
 export const GW = "home";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { HISTORY_FILE_NAME, historyPath, loadHistoryFile, openHistoryFile } from "../../main/core/card-history-file.ts";
-import { deriveCard } from "../../main/core/card.ts";
+import { deriveCard } from "../../common/card.ts";
 import type { CardEntry } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
 

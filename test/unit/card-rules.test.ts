@@ -3,7 +3,7 @@
 // and sameDerived telling apart cards that differ only in their counts or current step.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { isRunActive, MalformedCardError, parseCard, sameDerived } from "../../main/core/card.ts";
+import { isRunActive, MalformedCardError, parseCard, sameDerived } from "../../common/card.ts";
 import type { CardDerived } from "../../common/model.ts";
 
 const base = { sessionKey: "agent:main:main", revision: 2, updatedAt: 1_760_000_000_000, markdown: "Building" };

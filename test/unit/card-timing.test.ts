@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CardHistory, type CardHistoryData } from "../../common/card-history.ts";
 import { deriveTiming, estimateRange, stepDuration } from "../../common/card-timing.ts";
-import { deriveCard } from "../../main/core/card.ts";
+import { deriveCard } from "../../common/card.ts";
 import type { CardEntry, StepStatus } from "../../common/model.ts";
 
 const MIN = 60_000;

@@ -1,7 +1,7 @@
 // C1, C3, C5, C6 (parseCard) and R1, R6, R7 / gateway-protocol §4.6 (deriveCard).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { deriveCard, isRunActive, MalformedCardError, MAX_NOTE_BYTES, parseCard, sameDerived } from "../../main/core/card.ts";
+import { deriveCard, isRunActive, MalformedCardError, MAX_NOTE_BYTES, parseCard, sameDerived } from "../../common/card.ts";
 import type { ProgressCard, SessionInfo, Step } from "../../common/model.ts";
 
 const KEY = "agent:main:dashboard:3f0c";

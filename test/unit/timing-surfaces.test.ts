@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { cardLine, statusBlock } from "../../main/cli/watch-format.ts";
 import { CardHistory } from "../../common/card-history.ts";
 import { deriveTiming } from "../../common/card-timing.ts";
-import { deriveCard } from "../../main/core/card.ts";
+import { deriveCard } from "../../common/card.ts";
 import { NotificationPolicy, type Notice } from "../../main/core/notification-policy.ts";
 import type { CardEntry, DeskSnapshot, StepStatus } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";

@@ -1,6 +1,6 @@
 // Validating cards from the wire (C1, C5) and deriving what they mean (R1, R6, R7).
-import { stripInvisible } from "../../common/strip.ts";
-import type { CardDerived, ProgressCard, RunOutcome, SessionInfo, Step, StepStatus } from "../../common/model.ts";
+import { stripInvisible } from "./strip.ts";
+import type { CardDerived, ProgressCard, RunOutcome, SessionInfo, Step, StepStatus } from "./model.ts";
 
 /** Defensive bounds: the Gateway enforces 8,192 bytes and 50 steps; the app still checks. */
 export const MAX_NOTE_BYTES = 8192;

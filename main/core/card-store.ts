@@ -284,7 +284,10 @@ export class CardStore {
       if (round === this.round && round) round.pending.add(slot);
       this.requestRead(slot, roster ? { roster: true } : {});
     };
-    let emitted = false;
+    // The list is said after the first page (the newest rows, early) and once at the end: each
+    // "sessions" change carries every row, so saying it per page would resend the roster again and again.
+    let unsaid = 0;
+    let pages = 0;
     const listing = await listRosterPages({
       request: (method, params) => this.opts.transport.request<unknown>(method, params),
       subscribe: cause === "connect",
@@ -293,8 +296,12 @@ export class CardStore {
       wanted: current,
       onPage: (rows) => {
         for (const row of rows) this.upsertSession(row);
-        this.emitSessions();
-        emitted = true;
+        pages += 1;
+        unsaid += 1;
+        if (pages === 1) {
+          this.emitSessions();
+          unsaid = 0;
+        }
         for (const row of rows) {
           const known = this.slots.get(slotKey(row.key, null));
           if (cause === "update" && known && !known.hidden && !known.error) continue;
@@ -304,7 +311,7 @@ export class CardStore {
       },
     });
     if (!current()) return;
-    if (!emitted) this.emitSessions();
+    if (pages === 0 || unsaid > 0) this.emitSessions();
     // Without a roster cards still load (titles fall back to keys); the next reconnect retries.
     if (listing.error) process.emitWarning(`Progress Desk: reading the session list failed: ${listing.error}`);
     if (round) {

@@ -66,6 +66,8 @@ describe("the roster, page by page", () => {
       [ROSTER_PAGE_SIZE - ROSTER_PAGE_OVERLAP, 2 * (ROSTER_PAGE_SIZE - ROSTER_PAGE_OVERLAP)],
     );
     assert.equal(h.store.sessionList().length, 250);
+    const said = h.changes.flatMap((c) => (c.type === "sessions" ? [c.sessions.length] : []));
+    assert.deepEqual(said, [100, 250], "the list is said after the first page and at the end, not per page");
     assert.deepEqual(readKeys(h).sort(), [...keys].sort(), "each session read exactly once");
     assert.equal(h.store.entries().length, 250);
   });

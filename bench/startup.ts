@@ -140,11 +140,11 @@ async function timeCore(gw: HostedGateway, cardKeys: string[]): Promise<Timed> {
  */
 function cardsInPage(want: number): number | false {
   const keys = new Set<string>();
-  for (const el of document.querySelectorAll<HTMLElement>("[data-card-key]")) {
+  for (const el of document.querySelectorAll("[data-card-key]")) {
     if (!el.closest("[data-group]")) keys.add(el.dataset.cardKey ?? "");
   }
   let grouped = 0;
-  for (const el of document.querySelectorAll<HTMLElement>("[data-group] [data-group-count]")) {
+  for (const el of document.querySelectorAll("[data-group] [data-group-count]")) {
     const n = Number(el.dataset.groupCount);
     if (Number.isInteger(n) && n > 0) grouped += n;
   }

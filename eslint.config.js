@@ -15,7 +15,8 @@ export default tseslint.config(
   prettier,
   ...svelte.configs.prettier,
   {
-    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    // import-x/no-cycle parses imported .svelte files with the importing file's options: give it the TS script parser.
+    languageOptions: { globals: { ...globals.node, ...globals.browser }, parserOptions: { parser: tseslint.parser } },
     plugins: { "import-x": importX },
     settings: {
       "import-x/resolver-next": [importX.createNodeResolver({ extensions: [".ts", ".js", ".svelte"] })],

@@ -107,7 +107,7 @@ async function main(): Promise<number> {
 }
 
 function readResults(file: string): TargetRow[] {
-  let text = "";
+  let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch {

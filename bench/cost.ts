@@ -12,7 +12,7 @@ import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
 import { removeHome, startTestHost, type TestHost } from "../test/e2e/support.ts";
 import { openPlainPage } from "./plain-page.ts";
 import { connectBareClient } from "../test/harness/bare-client.ts";
-import type { DoneMessage, GoMessage, MeasureEnd } from "./burst-writer.ts";
+import type { DoneMessage, GoMessage } from "./burst-writer.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
 import { generatedLine, recordTargets, runBounded, size, verdictCell, writeDocSection } from "./harness.ts";
 import { ms } from "./stats.ts";

@@ -387,7 +387,7 @@ function section(md: MdResult, lat: LatResult, muts: Mutations[], startedAt: Dat
       ok: top.outside <= TARGETS.outside,
     },
   ];
-  recordTargets("renderer", targets.map((t) => ({ ...t, target: t.target.replaceAll("\`", "") })));
+  recordTargets("renderer", targets.map((t) => ({ ...t, target: t.target.replaceAll("`", "") })));
   const rows = [
     ...targets.map((t) => `| ${t.target} | ${t.measured} | ${verdict(t.ok)} |`),
     `| Markdown, p95 ratio (same calls) | ${ms(md.uncached.p95 / md.baseline.p95)}× (${ms(md.uncached.p95)} vs ${ms(md.baseline.p95)} ms) | — |`,

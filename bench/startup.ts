@@ -8,14 +8,13 @@
 // Rounds rotate which of the three goes first. Targets on the medians: core ≤ 1.5× bare, page ≤ 2× bare.
 // Also the watch process's RSS and the page's JS heap with every card loaded. Writes its section of
 // docs/benchmarks.md. A part that never sees every card reports "only N of M" as a MISS after its timeout.
-import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Browser, Page } from "playwright-core";
 import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
 import { openPlainPage } from "./plain-page.ts";
 import { connectBareClient, type BareClient } from "../test/harness/bare-client.ts";
-import { spawnCli, spawnWithToken, type Spawned } from "./cli-process.ts";
+import { spawnCli, spawnWithToken } from "./cli-process.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
 import { generatedLine, recordTargets, runBounded, size, verdictCell, writeDocSection } from "./harness.ts";
 import { ms } from "./stats.ts";

@@ -80,11 +80,7 @@ export class CardHistory {
   /** The open history of a card, or null. */
   current(gatewayId: string, sessionKey: string, agentId: string | null): CardHistoryData | null {
     const key = cardKey(gatewayId, sessionKey, agentId);
-    for (let i = this.histories.length - 1; i >= 0; i -= 1) {
-      const h = this.histories[i]!;
-      if (h.endedAt === null && cardKey(h.gatewayId, h.sessionKey, h.agentId) === key) return h;
-    }
-    return null;
+    return this.histories.findLast((h) => h.endedAt === null && cardKey(h.gatewayId, h.sessionKey, h.agentId) === key) ?? null;
   }
 
   /** Every history of a card, oldest first (closed ones included). */
@@ -127,7 +123,8 @@ export class CardHistory {
       this.opts.onChange?.();
       return;
     }
-    const prev = h.records.at(-1)!;
+    const prev = h.records.at(-1);
+    if (prev === undefined) throw new Error(`card history of ${key} has no records`);
     const resumed = h.unwatchedSince !== null;
     // The same revision confirmed again while watched is nothing new (titles, run state, freshness).
     if (prev.revision === card.revision && !resumed) return;
@@ -172,8 +169,10 @@ export class CardHistory {
     for (const h of this.histories) {
       if (h.records.length <= maxRecords) continue;
       const texts = textsAt(h, h.records.length - maxRecords);
-      h.records = h.records.slice(-maxRecords);
-      h.records[0] = { ...h.records[0]!, steps: texts };
+      const kept = h.records.slice(-maxRecords);
+      const oldest = kept[0];
+      if (oldest) kept[0] = { ...oldest, steps: texts };
+      h.records = kept;
       // What came before the oldest kept record is no longer known.
       h.fromStart = false;
     }
@@ -185,7 +184,7 @@ export class CardHistory {
 /** The step texts in force at record `index` (they are stored only when they change). */
 export function textsAt(h: Pick<CardHistoryData, "records">, index: number): string[] {
   for (let i = index; i >= 0; i -= 1) {
-    const steps = h.records[i]!.steps;
+    const steps = h.records[i]?.steps;
     if (steps) return steps;
   }
   return [];

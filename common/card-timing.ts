@@ -25,21 +25,20 @@ export function deriveTiming(h: CardHistoryData, state: CardState, now: number):
   let lastChangeAt: number | null = null;
   let latestGapAt: number | null = null;
   let completedAt: number | null = null;
-  for (let k = 0; k < h.records.length; k += 1) {
-    const r = h.records[k]!;
+  for (const [k, r] of h.records.entries()) {
     // The first record of a card not seen from its creation follows an unknown past.
     const gap = r.gapFrom !== undefined || (k === 0 && !h.fromStart);
     if (gap) {
       gaps.push({ from: r.gapFrom ?? null, to: r.at });
       latestGapAt = r.at;
     }
-    const prevRevision = k > 0 ? h.records[k - 1]!.revision : null;
+    const prevRevision = h.records[k - 1]?.revision ?? null;
     if (prevRevision !== r.revision) lastChangeAt = gap ? null : r.at;
     const next = new Map<string, Tracked>();
     const texts = textsAt(h, k);
     const seen = new Map<string, number>();
-    for (let i = 0; i < texts.length; i += 1) {
-      const id = stepId(texts[i]!, seen);
+    for (const [i, text] of texts.entries()) {
+      const id = stepId(text, seen);
       const status = statusOf(r.statuses[i] ?? "p") ?? "pending";
       const before = prevByStep.get(id);
       const was = before?.status ?? "pending";
@@ -67,7 +66,7 @@ export function deriveTiming(h: CardHistoryData, state: CardState, now: number):
   }
   const texts = textsAt(h, h.records.length - 1);
   const seen = new Map<string, number>();
-  const steps: StepTiming[] = texts.map((step, i) => {
+  const steps: StepTiming[] = texts.map((step) => {
     const t = prevByStep.get(stepId(step, seen)) ?? { status: "pending" as StepStatus, startedAt: null, finishedAt: null };
     return { step, status: t.status, startedAt: t.startedAt, finishedAt: t.finishedAt };
   });
@@ -100,15 +99,22 @@ function estimateFor(
   now: number,
 ): Estimate | null {
   if (state !== "active") return null;
-  const measured = steps.filter((s) => s.status === "completed" && stepDuration(s) !== null);
+  const measured = steps.flatMap((s) => {
+    const ms = stepDuration(s);
+    return s.status === "completed" && ms !== null && s.startedAt !== null ? [{ startedAt: s.startedAt, ms }] : [];
+  });
   if (measured.length < 2) return null;
   // "No gap between": the measured steps and everything since were watched without a break.
-  const firstStart = Math.min(...measured.map((s) => s.startedAt!));
+  const firstStart = Math.min(...measured.map((m) => m.startedAt));
   if (latestGapAt !== null && latestGapAt >= firstStart) return null;
   const left = steps.filter((s) => s.status !== "completed").length;
   const inProgress = steps.some((s) => s.status === "in_progress");
   if (left === 0 || (inProgress && since === null)) return null;
-  return estimateRange(measured.map((s) => stepDuration(s)!), left, inProgress ? Math.max(0, now - since!) : 0);
+  return estimateRange(
+    measured.map((m) => m.ms),
+    left,
+    inProgress && since !== null ? Math.max(0, now - since) : 0,
+  );
 }
 
 /**

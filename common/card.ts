@@ -110,10 +110,11 @@ export function deriveCard(card: ProgressCard, run: RunFacts | null): CardDerive
   // Elapsed time alone never enters here.
   const stale = run?.startedAt != null && card.updatedAt < run.startedAt;
   const active =
+    run !== null &&
     isRunActive(run) &&
     !stale &&
-    run!.status !== "queued" &&
-    (run!.startedAt !== null || run!.status === null);
+    run.status !== "queued" &&
+    (run.startedAt !== null || run.status === null);
   return { completed, total, current, state: active && outcome === null ? "active" : "paused", outcome };
 }
 

@@ -199,10 +199,11 @@ export function validateArgs(method: string, args: unknown): unknown[] {
     throw new ContractError(required.length + optional.length === 0 ? `${method} takes no arguments` : spec.usage);
   }
   if (given < required.length) throw new ContractError(spec.usage);
-  const schemas = args.slice(0, given).map((_, i) => required[i] ?? optional[i - required.length]!);
+  const schemas = [...required, ...optional].slice(0, given);
   const refusals = schemas.flatMap((schema, i) => (Value.Check(schema, args[i]) ? [] : [refusalFor(schema, args[i], spec.usage)]));
   // The usage line, when it applies, says the most: it shows the whole call.
-  if (refusals.length > 0) throw new ContractError(refusals.find((r) => r === spec.usage) ?? refusals[0]!);
+  const [firstRefusal] = refusals;
+  if (firstRefusal !== undefined) throw new ContractError(refusals.find((r) => r === spec.usage) ?? firstRefusal);
   return schemas.map((schema, i) => Value.Clean(schema, Value.Clone(args[i])));
 }
 // mutation-scope:end

@@ -2,7 +2,6 @@
 // One formatter for the CLI, notifications and (later) the pages, so they never disagree.
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 
 /** A duration in words, to the minute past one minute (seconds would be false precision). */
 export function humanDuration(ms: number): string {

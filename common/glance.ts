@@ -9,5 +9,5 @@ export function visibleCards(snapshot: DeskSnapshot): CardEntry[] {
   return snapshot.gateways
     .flatMap((g) => g.cards)
     .filter((e) => e.card !== null && !e.hidden)
-    .sort((a, b) => b.card!.updatedAt - a.card!.updatedAt || a.sessionKey.localeCompare(b.sessionKey));
+    .sort((a, b) => (b.card?.updatedAt ?? 0) - (a.card?.updatedAt ?? 0) || a.sessionKey.localeCompare(b.sessionKey));
 }

@@ -32,15 +32,15 @@ export function kindOfKey(key: string): SessionKind {
 /** A readable stand-in for an untitled session: `dashboard:3f0c1a2b`, agent-prefixed unless main. */
 export function shortKeyTitle(key: string): string {
   const m = /^agent:([^:]+):(.+)$/.exec(key);
-  const agent = m ? m[1]! : null;
-  const rest = (m ? m[2]! : key).replace(/\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "$1");
+  const agent = m?.[1] ?? null;
+  const rest = (m?.[2] ?? key).replace(/\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "$1");
   return agent && agent !== "main" ? `${agent} · ${rest}` : rest;
 }
 
 /** The agent id a key names (`agent:<id>:…`), else null. */
 export function agentIdOfKey(key: string): string | null {
   const m = /^agent:([a-z0-9][a-z0-9_-]{0,63}):/.exec(key);
-  return m ? m[1]! : null;
+  return m?.[1] ?? null;
 }
 
 export function parseSessionRow(value: unknown): SessionInfo | null {

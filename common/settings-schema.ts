@@ -7,13 +7,13 @@ import { Value } from "typebox/value";
 import type { CredentialStorage } from "./credential-storage.ts";
 
 const MODIFIERS = new Set(["Command", "Cmd", "Control", "Ctrl", "CommandOrControl", "CmdOrCtrl", "Alt", "Option", "AltGr", "Shift", "Super", "Meta"]);
-const KEY = /^([A-Z0-9]|F([1-9]|1\d|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[-=\[\];',./\\`])$/;
+const KEY = /^([A-Z0-9]|F([1-9]|1\d|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[-=[\];',./\\`])$/;
 
 /** An Electron accelerator with at least one modifier, e.g. `CommandOrControl+Shift+P` (a bare key would steal typing). */
 export function isAccelerator(v: string): boolean {
   const parts = v.split("+");
   if (v.length > 64 || parts.length < 2) return false;
-  const key = parts[parts.length - 1]!;
+  const key = parts.at(-1) ?? "";
   const mods = parts.slice(0, -1);
   return KEY.test(key) && mods.every((m) => MODIFIERS.has(m)) && new Set(mods).size === mods.length;
 }
@@ -137,7 +137,7 @@ void sameStorage;
 // ——— repair: whatever was stored, made valid value by value ———
 
 // mutation-scope:start (scripts/mutation.ts mutates only the normalisation between these markers)
-const COLORS = ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff"];
+const COLORS = ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff"] as const;
 
 type Schemaish = TSchema & {
   type?: unknown;
@@ -160,9 +160,10 @@ function repair(schema: Schemaish, value: unknown): unknown {
     const from = isRecord(value) ? value : {};
     return Object.fromEntries(Object.entries(schema.properties).map(([key, s]) => [key, repair(s, from[key])]));
   }
-  if (schema.type === "array" && schema.items) {
+  const items = schema.items;
+  if (schema.type === "array" && items) {
     if (!Array.isArray(value)) return Value.Clone(schema.default ?? []);
-    let kept = value.filter((item) => Value.Check(schema.items!, item));
+    let kept = value.filter((item) => Value.Check(items, item));
     if (schema.uniqueItems) kept = kept.filter((item, i) => kept.findIndex((other) => Value.Equal(other, item)) === i);
     return kept.slice(0, schema.maxItems ?? kept.length).map((item) => Value.Clone(item));
   }
@@ -180,7 +181,7 @@ function repairGateways(value: unknown): StoredGateway[] {
     if (!isRecord(g) || !Value.Check(id, g.id) || !Value.Check(url, g.url) || gateways.some((x) => x.id === g.id)) continue;
     const gatewayUrl = g.url as string;
     const label = typeof g.label === "string" ? g.label.trim().slice(0, 80) : "";
-    const paletteColor = COLORS[gateways.length % COLORS.length]!;
+    const paletteColor = COLORS[gateways.length % COLORS.length] ?? COLORS[0];
     const color = Value.Check(StoredGatewaySchema.properties.color, g.color) ? (g.color as string) : paletteColor;
     gateways.push({ id: g.id as string, url: gatewayUrl, label: label || new URL(gatewayUrl).host, color });
   }

@@ -31,6 +31,12 @@ let user: BareClient | undefined;
 let th: TestHost | undefined;
 let stopping: Promise<void> | null = null;
 
+/** The person's Gateway client, connected before any story runs. */
+function client(): BareClient {
+  if (!user) throw new Error("the demo's Gateway client is not connected");
+  return user;
+}
+
 function cleanup(): Promise<void> {
   stopping ??= (async () => {
     await th?.stop().catch(() => {});
@@ -61,12 +67,12 @@ function steps(names: string[], done: number, working = true): PlanStep[] {
 }
 
 async function turn(key: string, script: unknown[], what: string): Promise<void> {
-  const r = await user!.runTurn(key, script, { timeoutMs: TURN_TIMEOUT_MS });
+  const r = await client().runTurn(key, script, { timeoutMs: TURN_TIMEOUT_MS });
   if (r.phase !== "end") throw new Error(`${what}: the run ended with ${r.phase}`);
 }
 
 async function session(label: string): Promise<string> {
-  const { key } = await user!.request<{ key: string }>("sessions.create", { label });
+  const { key } = await client().request<{ key: string }>("sessions.create", { label });
   return key;
 }
 
@@ -131,8 +137,8 @@ async function storyC(): Promise<string> {
   ], "C turn 1");
   say("C · Release 2026.12: complete");
   await pause(5000);
-  const { card } = await user!.get(key);
-  await user!.put(key, card ? { expectedRevision: card.revision } : {});
+  const { card } = await client().get(key);
+  await client().put(key, card ? { expectedRevision: card.revision } : {});
   say("C · Release 2026.12: card cleared");
   await pause(4000);
   const next = ["Announce the release", "Open the 2027.1 milestone"];
@@ -154,11 +160,11 @@ async function storyD(): Promise<string> {
     { text: "I'll check back when CI finishes.", delayMs: think(1000) },
   ], "D turn");
   await pause(5000);
-  const before = (await user!.get(key)).card?.revision ?? 0;
+  const before = (await client().get(key)).card?.revision ?? 0;
   say("D · Wait for CI: refreshing (progressCard.refresh)");
-  const since = user!.events.length;
-  await user!.request("progressCard.refresh", { sessionKey: key, idempotencyKey: randomUUID() });
-  await user!.waitForEvent(
+  const since = client().events.length;
+  await client().request("progressCard.refresh", { sessionKey: key, idempotencyKey: randomUUID() });
+  await client().waitForEvent(
     (e) => e.event === "progressCard.changed" && p(e).sessionKey === key && Number(p(e).revision) > before,
     60_000,
     since,
@@ -201,7 +207,8 @@ async function main(): Promise<void> {
 
   // What the host's page shows: the desk behind it (give it a moment to read the last changes).
   await new Promise((r) => setTimeout(r, 1500));
-  const gatewayId = th.desk.gatewayIds()[0]!;
+  const [gatewayId] = th.desk.gatewayIds();
+  if (gatewayId === undefined) throw new Error("the test host has no Gateway");
   say(`Story done in ${((Date.now() - t0) / 1000).toFixed(0)} s. Cards now:`);
   for (const [label, key] of keys) {
     const { card } = await user.get(key);

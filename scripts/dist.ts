@@ -43,6 +43,7 @@ const NETWORK_ERROR = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|
  * fetching: Electron itself, or on first use a tool such as its icon converter.
  */
 export function downloadFailureHint(output: string): string | null {
+  // eslint-disable-next-line no-control-regex -- strips the ANSI colour codes (ESC [ … m) electron-builder prints
   if (!NETWORK_ERROR.test(output.replace(/\x1b\[[0-9;]*m/g, ""))) return null;
   return (
     "electron-builder could not download Electron or one of its packaging tools (offline, or github.com is blocked). " +

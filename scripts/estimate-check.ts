@@ -46,11 +46,14 @@ function simulate(s: Scenario, r: () => number): Tally {
     const n = 3 + Math.floor(r() * 8); // 3–10 steps
     const typical = Math.exp(Math.log(MIN) + r() * Math.log(30)); // 1–30 min
     const durations = Array.from({ length: n }, () => typical * Math.exp(s.sigma * normal(r)));
-    if (r() < s.outlier) durations[1 + Math.floor(r() * (n - 1))]! *= 5;
+    if (r() < s.outlier) {
+      const at = 1 + Math.floor(r() * (n - 1));
+      durations[at] = (durations[at] ?? 0) * 5;
+    }
     const start = 1_800_000_000_000;
     const ends: number[] = [];
     durations.reduce((t, d, i) => (ends[i] = t + d), start);
-    const end = ends[n - 1]!;
+    const end = ends.at(-1) ?? start;
     const history = new CardHistory();
     const key = `agent:main:sim-${c}`;
     const entry = (revision: number | null, done: number): CardEntry => {
@@ -62,11 +65,12 @@ function simulate(s: Scenario, r: () => number): Tally {
     history.observe(entry(1, 0), start);
     // Moments to look: 8 random times in each step, after the card's revision for it.
     for (let i = 0; i < n; i += 1) {
-      const from = i === 0 ? start : ends[i - 1]!;
+      const from = ends[i - 1] ?? start;
       if (i > 0) history.observe(entry(i + 1, i), from);
-      const h = history.current("sim", key, null)!;
+      const h = history.current("sim", key, null);
+      if (!h) throw new Error(`${key}: the history was not opened`);
       for (let k = 0; k < 8; k += 1) {
-        const now = from + r() * (ends[i]! - from);
+        const now = from + r() * ((ends[i] ?? from) - from);
         const t = deriveTiming(h, "active", now);
         tally.moments += 1;
         if (!t.estimate) continue;

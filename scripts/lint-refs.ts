@@ -19,14 +19,14 @@ export type RefFinding = { file: string; line: number; message: string };
 
 export function definedIds(requirementsMd: string): Set<string> {
   const ids = new Set<string>();
-  for (const m of requirementsMd.matchAll(/^- \*\*([A-Z]\d{1,2})\*\*/gm)) ids.add(m[1]!);
+  for (const m of requirementsMd.matchAll(/^- \*\*([A-Z]\d{1,2})\*\*/gm)) if (m[1] !== undefined) ids.add(m[1]);
   return ids;
 }
 
 /** Section numbers of a Markdown page: headings that start with `N.` or `N.M`. */
 export function sectionsOf(markdown: string): Set<string> {
   const out = new Set<string>();
-  for (const m of markdown.matchAll(/^#{1,6}\s+(\d+(?:\.\d+)*)\.?\s/gm)) out.add(m[1]!);
+  for (const m of markdown.matchAll(/^#{1,6}\s+(\d+(?:\.\d+)*)\.?\s/gm)) if (m[1] !== undefined) out.add(m[1]);
   return out;
 }
 
@@ -36,10 +36,10 @@ export function commentsOf(fileName: string, text: string): { line: number; text
     // Script blocks hold TS comments; markup holds HTML comments.
     const out: { line: number; text: string }[] = [];
     const lineAt = (i: number): number => text.slice(0, i).split("\n").length;
-    for (const m of text.matchAll(/<!--([\s\S]*?)-->/g)) out.push({ line: lineAt(m.index), text: m[1]! });
+    for (const m of text.matchAll(/<!--([\s\S]*?)-->/g)) out.push({ line: lineAt(m.index), text: m[1] ?? "" });
     for (const m of text.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)) {
       const base = lineAt(m.index) - 1;
-      for (const c of commentsOf("x.ts", m[1]!)) out.push({ line: base + c.line, text: c.text });
+      for (const c of commentsOf("x.ts", m[1] ?? "")) out.push({ line: base + c.line, text: c.text });
     }
     return out;
   }
@@ -52,7 +52,7 @@ export function commentsOf(fileName: string, text: string): { line: number; text
     let hi = starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= pos) lo = mid;
+      if ((starts[mid] ?? Infinity) <= pos) lo = mid;
       else hi = mid - 1;
     }
     return lo + 1;
@@ -74,7 +74,8 @@ export function lintRefs(
   const findings: RefFinding[] = [];
   for (const c of commentsOf(fileName, text)) {
     for (const m of c.text.matchAll(ID)) {
-      const family = m[1]!;
+      const family = m[1];
+      if (family === undefined) continue;
       const from = Number(m[2]);
       const to = m[3] === undefined ? from : Number(m[3]);
       for (let n = from; n <= Math.min(to, from + 20); n++) {
@@ -82,9 +83,11 @@ export function lintRefs(
       }
     }
     for (const m of c.text.matchAll(DOC_REF)) {
-      const sections = docSections(m[1]!);
-      if (sections === null) findings.push({ file: fileName, line: c.line, message: `${m[1]} does not exist` });
-      else if (!sections.has(m[2]!)) findings.push({ file: fileName, line: c.line, message: `${m[1]} has no section §${m[2]}` });
+      const [, page, section] = m;
+      if (page === undefined || section === undefined) continue;
+      const sections = docSections(page);
+      if (sections === null) findings.push({ file: fileName, line: c.line, message: `${page} does not exist` });
+      else if (!sections.has(section)) findings.push({ file: fileName, line: c.line, message: `${page} has no section §${section}` });
     }
     if (OUTSIDE_REF.test(c.text)) findings.push({ file: fileName, line: c.line, message: "cites gateway-protocol, which is not in the repository: cite docs/gateway.md §N" });
     OUTSIDE_REF.lastIndex = 0;
@@ -108,11 +111,13 @@ if (import.meta.main) {
   const ids = definedIds(readFileSync(join(ROOT, "docs", "requirements.md"), "utf8"));
   const cache = new Map<string, Set<string> | null>();
   const docSections = (page: string): Set<string> | null => {
-    if (!cache.has(page)) {
+    let sections = cache.get(page);
+    if (sections === undefined) {
       const p = join(ROOT, page);
-      cache.set(page, existsSync(p) ? sectionsOf(readFileSync(p, "utf8")) : null);
+      sections = existsSync(p) ? sectionsOf(readFileSync(p, "utf8")) : null;
+      cache.set(page, sections);
     }
-    return cache.get(page)!;
+    return sections;
   };
   const findings = files.flatMap((f) => lintRefs(relative(ROOT, f), readFileSync(f, "utf8"), ids, docSections));
   for (const f of findings) console.error(`${f.file}:${f.line}: ${f.message}`);

@@ -43,7 +43,8 @@ await agent.put(review, {
 });
 
 const th = await startTestHost(gw);
-const gatewayId = th.desk.gatewayIds()[0]!;
+const [gatewayId] = th.desk.gatewayIds();
+if (gatewayId === undefined) throw new Error("the test host has no Gateway");
 th.settings.update({ pinned: [review, repair, release, ci].map((k) => `${gatewayId}\u0000${k}`) });
 const browser = await launchChromium();
 try {

@@ -27,7 +27,8 @@ if (electron.path && existsSync(shell)) {
   const child = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "host", ...extra], { stdio: ["ignore", "pipe", "inherit"] });
   let first: string | null = null;
   let buf = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+  if (!child.stdout) throw new Error("the host's stdout is not piped");
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     if (first !== null) return void process.stdout.write(chunk);
     buf += chunk;
     const nl = buf.indexOf("\n");

@@ -39,6 +39,9 @@ const jobs: Job[] = [
  * stays under two thirds of the limit; a 1 px shape change in a tray icon, or a 20 px one or a
  * slight colour change in the app icon, goes 1.5–2× over it.
  */
+/** A byte of the image; x and y stay inside it, so the 0 is never used. */
+const byteAt = (img: Rgba, i: number): number => img.data[i] ?? 0;
+
 function staleness(committed: Rgba, fresh: Rgba): string | null {
   const { width, height } = fresh;
   if (committed.width !== width || committed.height !== height) {
@@ -53,10 +56,10 @@ function staleness(committed: Rgba, fresh: Rgba): string | null {
       for (let y = by; y < Math.min(by + k, height); y++) {
         for (let x = bx; x < Math.min(bx + k, width); x++, n++) {
           const i = (y * width + x) * 4;
-          const a1 = committed.data[i + 3]!, a2 = fresh.data[i + 3]!;
+          const a1 = byteAt(committed, i + 3), a2 = byteAt(fresh, i + 3);
           // Premultiplied, so the colour of a transparent pixel does not count.
-          for (let c = 0; c < 3; c++) sum[c]! += (committed.data[i + c]! * a1 - fresh.data[i + c]! * a2) / 255;
-          sum[3]! += a1 - a2;
+          for (let c = 0; c < 3; c++) sum[c] = (sum[c] ?? 0) + (byteAt(committed, i + c) * a1 - byteAt(fresh, i + c) * a2) / 255;
+          sum[3] = (sum[3] ?? 0) + a1 - a2;
         }
       }
       const worst = Math.max(...sum.map((v) => Math.abs(v) / n));

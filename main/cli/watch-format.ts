@@ -128,7 +128,7 @@ const GLYPH: Record<string, string> = { active: "▶", paused: "⏸", complete: 
 /** The card the terminal indicator follows: the newest active one, else the newest. */
 export function focusedCard(snapshot: DeskSnapshot): CardEntry | null {
   const cards = visibleCards(snapshot).filter((e) => e.derived && e.derived.total > 0);
-  return cards.find((e) => e.derived!.state === "active") ?? cards[0] ?? null;
+  return cards.find((e) => e.derived?.state === "active") ?? cards[0] ?? null;
 }
 
 /** The words for cards not working, by state: "finished", "paused", "notes". */
@@ -166,7 +166,9 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
   const rest = crowded ? cards.filter((e) => e.derived?.state !== "active") : [];
   if (cards.length === 0) lines.push("  No progress cards yet. Agents write them during longer tasks.");
   for (const e of listed.slice(0, maxCards)) {
-    const d = e.derived!;
+    // Visible cards always have a card and its derived state.
+    const { derived: d, card } = e;
+    if (!d || !card) continue;
     const gateway = many ? `[${snapshot.gateways.find((g) => g.id === e.gatewayId)?.label ?? e.gatewayId}] ` : "";
     const count = d.total > 0 ? ` ${d.completed}/${d.total}` : "";
     const marks = [
@@ -178,8 +180,8 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
       e.error ? e.error.message : null,
       e.refresh?.status === "pending" ? "refreshing…" : e.refresh?.status === "timed_out" ? "refresh timed out" : e.refresh?.status === "failed" ? `refresh failed: ${e.refresh.error}` : null,
     ].filter(Boolean);
-    lines.push(truncate(`${GLYPH[d.state] ?? "•"} ${gateway}${e.title}${count}  ${marks.join(" · ")}  ${clock(e.card!.updatedAt)}`, width));
-    const detail = d.current ?? (e.card!.markdown ? (noteLine(e.card!.markdown) ?? "Progress updated") : null);
+    lines.push(truncate(`${GLYPH[d.state] ?? "•"} ${gateway}${e.title}${count}  ${marks.join(" · ")}  ${clock(card.updatedAt)}`, width));
+    const detail = d.current ?? (card.markdown ? (noteLine(card.markdown) ?? "Progress updated") : null);
     if (detail) lines.push(truncate(`    ${detail}`, width));
     lines.push(...activityRows(activityOf(snapshot, e.gatewayId, e.sessionKey), width));
   }

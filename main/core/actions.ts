@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { parseCard } from "../../common/card.ts";
 import type { CardStore } from "./card-store.ts";
 import { errorFacts } from "./connection-state.ts";
-import { CONFIRM_CLEAR_QUESTION, type CardEntry, type DismissResult, type ProgressCard, type RefreshState } from "../../common/model.ts";
+import { CONFIRM_CLEAR_QUESTION, type CardEntry, type DismissResult, type RefreshState } from "../../common/model.ts";
 
 export { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 export const DEFAULT_REFRESH_TIMEOUT_MS = 120_000;
@@ -51,7 +51,8 @@ export async function dismissCard(
         store.applyCleared(entry.sessionKey, entry.agentId, opts.revision);
         return { outcome: "cleared" };
       }
-      const kept = store.applyWriteReply(entry.sessionKey, entry.agentId, reply.card) ?? parseCard(reply.card)!;
+      const kept = store.applyWriteReply(entry.sessionKey, entry.agentId, reply.card) ?? parseCard(reply.card);
+      if (!kept) throw new Error("the Gateway replied to the write with a card that is not valid");
       return kept.revision > opts.revision ? { outcome: "newer", card: kept } : { outcome: "kept", card: kept };
     }
     if (!opts.confirmed) return { outcome: "confirm", question: CONFIRM_CLEAR_QUESTION };

@@ -423,7 +423,10 @@ export class ActivityTracker {
     const keep = this.opts.maxLines * STORED_PER_LINE;
     if (s.calls.length > keep) s.calls.splice(0, s.calls.length - keep);
     s.open.set(call.id, call);
-    if (s.open.size > MAX_OPEN_CALLS) s.open.delete(s.open.keys().next().value!);
+    if (s.open.size > MAX_OPEN_CALLS) {
+      const oldestOpen = s.open.keys().next();
+      if (!oldestOpen.done) s.open.delete(oldestOpen.value);
+    }
     s.current = call;
     if (s.watch) {
       // Writing the card is progress by definition, not a call that can poll.
@@ -448,7 +451,7 @@ export class ActivityTracker {
     const { mode, maxLines } = this.opts;
     let lines: ActivityLine[] = [];
     if (mode !== "off") {
-      const shown = mode === "new" ? s.calls.filter((c, i) => i === 0 || s.calls[i - 1]!.tool !== c.tool) : s.calls;
+      const shown = mode === "new" ? s.calls.filter((c, i) => i === 0 || s.calls[i - 1]?.tool !== c.tool) : s.calls;
       lines = shown.slice(-maxLines).map((c) => this.line(c));
     }
     const live = s.liveRuns.length > 0;

@@ -84,7 +84,7 @@ function parseHistory(raw: unknown): CardHistoryData | null {
     }
     records.push(rec);
   }
-  if (records.length === 0 || !records[0]!.steps) return null;
+  if (!records[0]?.steps) return null;
   const agentId = h.agentId as string | null;
   return { gatewayId: h.gatewayId, sessionKey: h.sessionKey, agentId, fromStart: h.fromStart, endedAt: h.endedAt, unwatchedSince: h.unwatchedSince, records };
 }

@@ -451,9 +451,9 @@ export class CardStore {
     const found: Slot[] = [];
     const direct = this.slots.get(sessionKey);
     if (direct) found.push(direct);
-    const m = /^agent:([^:]+):(.+)$/.exec(sessionKey);
-    if (m) {
-      for (const key of [slotKey(m[2]!, m[1]!), slotKey(m[2]!, null)]) {
+    const [, agentId, rest] = /^agent:([^:]+):(.+)$/.exec(sessionKey) ?? [];
+    if (agentId !== undefined && rest !== undefined) {
+      for (const key of [slotKey(rest, agentId), slotKey(rest, null)]) {
         const bare = this.slots.get(key);
         if (bare && !found.includes(bare)) found.push(bare);
       }
@@ -567,9 +567,9 @@ export class CardStore {
       dropUnqueued(this.waiting);
       dropUnqueued(this.rosterWaiting);
       // Hints first (a live change is what the person is looking at), then the roster.
-      if (this.waiting.length > 0 && this.takeReadToken()) void this.read(this.waiting.shift()!);
-      else if (this.rosterWaiting.length > 0) void this.read(this.rosterWaiting.shift()!);
-      else return;
+      const next = (this.waiting.length > 0 && this.takeReadToken() ? this.waiting.shift() : undefined) ?? this.rosterWaiting.shift();
+      if (next === undefined) return;
+      void this.read(next);
     }
   }
 
@@ -751,7 +751,7 @@ type ReadRound = {
 
 /** Drops queue heads that are no longer waiting (e.g. dropped by a disconnect). */
 function dropUnqueued(queue: Slot[]): void {
-  while (queue.length > 0 && queue[0]!.phase !== "queued") queue.shift();
+  while (queue.length > 0 && queue[0]?.phase !== "queued") queue.shift();
 }
 
 function clearTimer(slot: Slot, which: "retryTimer" | "refreshTimer"): void {

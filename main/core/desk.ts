@@ -141,8 +141,9 @@ export class ProgressDesk {
     const platform = opts.platform ?? process.platform;
     const id = config.id ?? gatewayIdForUrl(config.url);
     if (this.members.has(id)) throw new Error(`Two Gateways share the id "${id}"; give each its own id.`);
-    let store: CardStore;
-    let boards: BoardStore;
+    // The connection's callbacks close over both stores, and onState may run before they exist (hence `?.`).
+    // eslint-disable-next-line prefer-const -- assigned once below, but read by callbacks created first
+    let store: CardStore, boards: BoardStore;
     const connection = new GatewayConnection({
       url: config.url,
       ...(config.token ? { token: config.token } : {}),
@@ -292,7 +293,7 @@ export class ProgressDesk {
   /** The entry with its timing (issue 12), derived from the card's open history. */
   private withTiming(entry: CardEntry): CardEntry {
     const h = entry.card && !entry.hidden ? this.history.history.current(entry.gatewayId, entry.sessionKey, entry.agentId) : null;
-    const matches = h !== null && h.records.at(-1)?.revision === entry.card!.revision;
+    const matches = h !== null && h.records.at(-1)?.revision === entry.card?.revision;
     return { ...entry, timing: matches && entry.derived ? deriveTiming(h, entry.derived.state, this.now()) : null };
   }
 

@@ -83,10 +83,10 @@ function readConfigFile(path: string, env: NodeJS.ProcessEnv, read: (p: string) 
     for (const field of ["token", "password"] as const) {
       const value = auth[field];
       if (typeof value === "string" && value !== "") {
-        const ref = /^\$\{([A-Z0-9_]+)\}$/.exec(value);
-        const resolved = ref ? env[ref[1]!] : value;
+        const refName = /^\$\{([A-Z0-9_]+)\}$/.exec(value)?.[1];
+        const resolved = refName !== undefined ? env[refName] : value;
         if (resolved) facts[field] = resolved;
-        else notes.push(`gateway.auth.${field} refers to $${ref![1]}, which is not set here; enter the ${field} in Settings.`);
+        else notes.push(`gateway.auth.${field} refers to $${refName}, which is not set here; enter the ${field} in Settings.`);
       } else if (value && typeof value === "object") {
         notes.push(`gateway.auth.${field} is kept in a secret store this app cannot read; enter the ${field} in Settings.`);
       }

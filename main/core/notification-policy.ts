@@ -388,13 +388,19 @@ export class NotificationPolicy {
 
   private compose(items: Pending[], reason: Reason | null): Notice {
     const id = `${this.createdAt.toString(36)}-${++this.seq}`;
-    const first = items[0]!;
+    const [first] = items;
+    if (!first) throw new Error("a notice needs at least one pending milestone");
     const oneCard = items.every((p) => p.key === first.key);
-    const told = items.map((p) => ({ pending: p, kind: this.strongest(p)!, stallText: this.stalls.get(p.key)?.text }));
+    // Callers pass only items with a milestone still true (see `live` in release()).
+    const told = items.flatMap((p) => {
+      const kind = this.strongest(p);
+      return kind ? [{ pending: p, kind, stallText: this.stalls.get(p.key)?.text }] : [];
+    });
+    const [firstTold] = told;
     const single = items.length === 1 && reason === null;
     return {
       id,
-      kind: single ? told[0]!.kind : "summary",
+      kind: single && firstTold ? firstTold.kind : "summary",
       title: oneCard ? this.titleOf(first.entry) : SUMMARY_TITLE,
       body: noticeBody(told, reason),
       card: oneCard ? refOf(first.entry) : null,

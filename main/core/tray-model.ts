@@ -16,7 +16,7 @@ import type { CardRef } from "../../common/contract.ts";
 import { KEYCHAIN_UNAVAILABLE } from "../../common/credential-storage.ts";
 import { noteLine, visibleCards } from "../../common/glance.ts";
 import { truncate } from "../../common/truncate.ts";
-import type { CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
+import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
 import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
 
 export type TrayIconState = "idle" | "working" | "ready" | "attention" | "disconnected";
@@ -120,9 +120,15 @@ type ModelInputs = {
   flag: (e: CardEntry) => string | null;
 };
 
+/** A visible card's derived state: the core derives it with every card it keeps. */
+function derivedOf(e: CardEntry): CardDerived {
+  if (!e.derived) throw new Error(`the card of ${e.sessionKey} has no derived state`);
+  return e.derived;
+}
+
 function rowState(e: CardEntry): TrayRowState {
   if (e.error && e.error.code === "MALFORMED_CARD") return "error";
-  const d = e.derived!;
+  const d = derivedOf(e);
   if (d.outcome === "failed" || d.outcome === "killed" || d.outcome === "timeout") return "failed";
   return d.state;
 }
@@ -137,7 +143,7 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
 
   const cards = visibleCards(snapshot).map((e) => {
     const state = rowState(e);
-    const unseen = inputs.seenRevision(e) !== e.card!.revision;
+    const unseen = inputs.seenRevision(e) !== e.card?.revision;
     const flagged = inputs.flag(e) !== null;
     const working = state === "active" || (state === "note" && running.has(sessionOnGatewayKey(e.gatewayId, e.sessionKey)));
     return { e, state, working, asks: flagged || (unseen && ASKING.has(state)), ready: unseen && state === "complete" };
@@ -203,12 +209,12 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
 
 /** `2/5 Repair session owner`, or the title alone for a note-only card. */
 export function titleFor(e: CardEntry): string {
-  const d = e.derived!;
+  const d = derivedOf(e);
   return truncate(d.total > 0 ? `${d.completed}/${d.total} ${e.title}` : e.title, TITLE_BUDGET);
 }
 
 function rowDetail(e: CardEntry, state: TrayRowState): string {
-  const d = e.derived!;
+  const d = derivedOf(e);
   const count = d.total > 0 ? ` (${d.completed}/${d.total})` : "";
   switch (state) {
     case "error":
@@ -220,7 +226,7 @@ function rowDetail(e: CardEntry, state: TrayRowState): string {
     case "paused":
       return `paused${d.current ? ` at ${d.current}` : ""}${count}`;
     case "note":
-      return noteLine(e.card!.markdown) ?? "Progress updated";
+      return noteLine(e.card?.markdown ?? null) ?? "Progress updated";
     case "active":
       return `${d.current ?? "working"}${count}`;
   }

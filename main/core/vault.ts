@@ -145,7 +145,8 @@ export class CredentialVault {
 
   delete(name: string): void {
     if (!(name in this.values)) return;
-    delete this.values[name];
+    const { [name]: _removed, ...kept } = this.values;
+    this.values = kept;
     this.persist();
   }
 
@@ -202,8 +203,11 @@ export function unprotectedPath(path: string): string {
 }
 
 /** A file readable only by its owner (mode 0600), written atomically. */
-export function fileStorage(path: string, opts: { fallback?: boolean } = {}): SecretStorage {
-  const storage: SecretStorage = {
+/** A file can always be removed: its storage has `discard`. */
+type FileSecretStorage = SecretStorage & Required<Pick<SecretStorage, "discard">>;
+
+export function fileStorage(path: string, opts: { fallback?: boolean } = {}): FileSecretStorage {
+  const storage: FileSecretStorage = {
     protection: "file",
     async read() {
       try {

@@ -46,7 +46,7 @@ function plainEnvelopeFile(path: string): SecretStorage {
       return envelope.data;
     },
     write: (blob) => file.write(JSON.stringify({ format: "plain", data: blob } satisfies Envelope)),
-    discard: () => file.discard!(),
+    discard: () => file.discard(),
   };
 }
 

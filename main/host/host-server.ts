@@ -222,10 +222,10 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       if (!side.hosts.has(req.headers.host ?? "")) return null;
       const o = req.headers.origin;
       if (o !== undefined ? !side.origins.has(o) : needOrigin) return null;
-      const path = (req.url ?? "/").split("?")[0]!;
-      const m = /^\/([^/]+)(\/.*)?$/.exec(path);
-      if (!m || !sameSecret(m[1]!, side.secret)) return null;
-      return m[2] ?? "/";
+      const path = (req.url ?? "/").split("?")[0] ?? "/";
+      const [, secret, below] = /^\/([^/]+)(\/.*)?$/.exec(path) ?? [];
+      if (secret === undefined || !sameSecret(secret, side.secret)) return null;
+      return below ?? "/";
     };
 
     const refuse = (res: ServerResponse, status: 403 | 404 | 405): void => {

@@ -154,7 +154,7 @@ export function cardView(entry: CardEntry, opts: CardViewOptions = {}): CardView
     if (currentIndex < 0) currentIndex = card.steps.findIndex((s) => s.status === "pending");
   }
   const steps = card ? card.steps.map((s, i) => stepView(s, paused, i === currentIndex)) : [];
-  const currentGlyph = currentIndex >= 0 ? steps[currentIndex]!.glyph : null;
+  const currentGlyph = steps[currentIndex]?.glyph ?? null;
 
   const outcome = d?.outcome ? { kind: d.outcome, text: OUTCOME_TEXT[d.outcome], tone: OUTCOME_TONE[d.outcome] } : null;
   const hasNote = card?.markdown != null && card.markdown.trim() !== "";

@@ -171,5 +171,5 @@ export function connectionWord(state: ConnectionState): string {
 }
 
 function capitalize(s: string): string {
-  return s.length > 0 ? s[0]!.toUpperCase() + s.slice(1) : s;
+  return s.length > 0 ? s.charAt(0).toUpperCase() + s.slice(1) : s;
 }

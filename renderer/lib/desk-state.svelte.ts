@@ -81,6 +81,7 @@ export class DeskState {
   /** The popover's cards: not hidden, not cleared, most recently updated first (P2, P4). */
   visibleCards: CardEntry[] = $derived(Object.values(this.entries).filter(isShown).sort(byRecency));
 
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- rebuilt whole by $derived and never mutated
   pinned: ReadonlySet<string> = $derived(new Set(this.settings?.pinned ?? []));
 
   constructor(api: DeskApi) {
@@ -206,10 +207,12 @@ export class DeskState {
   // ——— applying what main says ———
 
   #setSettings(s: Settings, reloadOnGatewayChange = true): void {
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- local, never rendered
     const before = new Set((this.settings?.gateways ?? []).map((g) => g.id));
     const hadSettings = this.settings !== null;
     this.settings = s;
     this.expansion.setCollapseByDefault(s.collapseByDefault);
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- local, never rendered
     const after = new Set(s.gateways.map((g) => g.id));
     for (const id of before) if (!after.has(id)) this.expansion.forgetGateway(id);
     // A Gateway was added or removed: main has a different set of connections now.
@@ -218,6 +221,7 @@ export class DeskState {
   }
 
   #applySnapshot(snap: DeskSnapshot): void {
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- local, never rendered
     const known = new Set(snap.gateways.map((g) => g.id));
     for (const g of this.#snapshotGateways) if (!known.has(g.id)) this.expansion.forgetGateway(g.id);
     const connections: Record<string, ConnectionState> = {};
@@ -268,11 +272,11 @@ export class DeskState {
         const c = change as Extract<DeskChange, { type: "card" }>;
         this.expansion.observe(c.entry);
         const key = cardKey(c.entry);
-        const next = { ...this.entries };
         // A cleared slot with nothing to say leaves the page's state (it may come back).
-        if (c.entry.card === null && c.entry.error === null && !c.entry.updateRequired && !c.entry.hidden) delete next[key];
-        else next[key] = c.entry;
-        this.entries = next;
+        if (c.entry.card === null && c.entry.error === null && !c.entry.updateRequired && !c.entry.hidden) {
+          const { [key]: _gone, ...rest } = this.entries;
+          this.entries = rest;
+        } else this.entries = { ...this.entries, [key]: c.entry };
         return;
       }
       case "sessions": {
@@ -288,10 +292,10 @@ export class DeskState {
       case "activity": {
         const c = change as Extract<DeskChange, { type: "activity" }>;
         const key = pinKey(c.activity);
-        const next = { ...this.activity };
-        if (!c.activity.live && c.activity.lines.length === 0 && !c.activity.stall) delete next[key];
-        else next[key] = c.activity;
-        this.activity = next;
+        if (!c.activity.live && c.activity.lines.length === 0 && !c.activity.stall) {
+          const { [key]: _gone, ...rest } = this.activity;
+          this.activity = rest;
+        } else this.activity = { ...this.activity, [key]: c.activity };
         return;
       }
     }

@@ -59,9 +59,10 @@ export function hostTransport(loc: LocationLike, Socket: typeof WebSocket = WebS
         for (const l of listeners) l(msg.event);
         return;
       }
-      const p = typeof msg.id === "number" ? pending.get(msg.id) : undefined;
+      if (typeof msg.id !== "number") return;
+      const p = pending.get(msg.id);
       if (!p) return;
-      pending.delete(msg.id!);
+      pending.delete(msg.id);
       if (msg.ok) p.resolve(msg.result);
       else p.reject(new BridgeError(msg.error?.code ?? "FAILED", msg.error?.message ?? "request failed"));
     });

@@ -163,7 +163,8 @@ function onElement(node: Node, data: UponSanitizeElementHookEvent): void {
     // Never loaded: the image becomes its alt text (a text node is inert). DOMPurify then
     // removes the <img> itself, as it is not allowed.
     const alt = stripInvisible((node as Element).getAttribute("alt") ?? "");
-    if (alt !== "") parent.insertBefore(node.ownerDocument!.createTextNode(alt), node);
+    const doc = node.ownerDocument;
+    if (alt !== "" && doc) parent.insertBefore(doc.createTextNode(alt), node);
   } else if (data.tagName === "progress") {
     // Fallback content is never shown by a browser, and an unclosed <progress> would swallow
     // the rest of the paragraph: move the children out, after the element. They are visited
@@ -362,7 +363,10 @@ function remember(key: string, note: RenderedNote): RenderedNote {
   if (note.progress !== null) Object.freeze(note.progress);
   const frozen = Object.freeze(note);
   cache.set(key, frozen);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  if (cache.size > CACHE_SIZE) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
   return frozen;
 }
 

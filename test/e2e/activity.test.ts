@@ -41,8 +41,9 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
     user = await connectBareClient(gw);
     th = await startTestHost(gw);
     th.settings.update({ detector: { pollingRepeats: 4 } });
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") };
-    for (const k of Object.keys(env)) if (k.startsWith("OPENCLAW_")) delete env[k];
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
+    );
     watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], { env, stdio: ["ignore", "pipe", "pipe"] });
     watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
     await warmUpAgent(user, gw);

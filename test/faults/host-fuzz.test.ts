@@ -81,7 +81,10 @@ async function hangUp(rng: Rng, s: net.Socket, frames: ServerFrames): Promise<vo
         resolve();
       });
     });
-    if (!frames.closed) (rng.chance(0.5) ? s.resetAndDestroy() : s.destroy());
+    if (!frames.closed) {
+      if (rng.chance(0.5)) s.resetAndDestroy();
+      else s.destroy();
+    }
   }
 }
 

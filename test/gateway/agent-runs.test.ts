@@ -40,8 +40,9 @@ after(async () => {
 
 describe("agent-written cards", () => {
   test("a card written by the agent's own progress_card tool reaches the store and watch --json", { timeout: 90_000 }, async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") };
-    for (const k of Object.keys(env)) if (k.startsWith("OPENCLAW_")) delete env[k];
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
+    );
     const watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], {
       env,
       stdio: ["ignore", "pipe", "pipe"],

@@ -27,8 +27,9 @@ before(async () => {
   writer = await connectBareClient(gw);
   d = await startDesk(gw);
   await d.waitForState("connected", 45_000);
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") };
-  for (const k of Object.keys(env)) if (k.startsWith("OPENCLAW_")) delete env[k];
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
+  );
   const cli = join(root, "dist", "main", "cli", "progress-desk.js");
   watch = spawn(process.execPath, [cli, "watch", "--json", "--url", gw.url, "--token", gw.token], { env });
   watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));

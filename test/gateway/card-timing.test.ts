@@ -184,8 +184,9 @@ describe("card timing on a real Gateway", () => {
 
   test("watch --json card lines carry the timing object (built CLI)", { timeout: 90_000 }, async () => {
     const home = tempDir();
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") };
-    for (const k of Object.keys(env)) if (k.startsWith("OPENCLAW_")) delete env[k];
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
+    );
     const cli = join(root, "dist", "main", "cli", "progress-desk.js");
     const watch = spawn(process.execPath, [cli, "watch", "--json", "--url", gw.url, "--token", gw.token], { env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";

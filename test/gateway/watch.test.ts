@@ -1,4 +1,5 @@
 // `progress-desk watch` (T1) as people and scripts run it: the built bin against a real Gateway.
+/* eslint-disable no-control-regex -- the terminal output is checked for its escape sequences (ESC, BEL) */
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -151,7 +151,7 @@ export async function connectBareClient(
       const name = `${p(e).stream}${p(e).data?.phase ? `:${p(e).data.phase}` : ""}`;
       streams.set(name, (streams.get(name) ?? 0) + 1);
     }
-    let row = "unavailable";
+    let row: string;
     try {
       const list = await client.request<{ sessions?: any[] }>("sessions.list", {}, { timeoutMs: 5000 });
       const found = list.sessions?.find((s) => s?.key === sessionKey);
@@ -224,6 +224,7 @@ export async function connectBareClient(
         // Say why: a lost end event (the socket dropped) and a run that never ended need different fixes.
         throw new Error(
           `${(error as Error).message}\n${await describeRun(sessionKey, runId, since, hellosBefore, closesBefore)}`,
+          { cause: error },
         );
       }
       return { runId, phase: p(event).data.phase, event };

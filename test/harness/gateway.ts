@@ -48,7 +48,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 function descendantsOf(root: number): number[] {
   if (process.platform !== "linux") return [];
   const children = new Map<number, number[]>();
-  let entries: string[] = [];
+  let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {

@@ -101,7 +101,7 @@ async function withLock<T>(fn: () => Promise<T>): Promise<T> {
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      let stale = false;
+      let stale: boolean;
       try {
         const owner = Number(readFileSync(path.join(lockDir, "pid"), "utf8"));
         const ageMs = Date.now() - statSync(lockDir).mtimeMs;
@@ -119,7 +119,7 @@ async function withLock<T>(fn: () => Promise<T>): Promise<T> {
         rmSync(lockDir, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the install lock ${lockDir}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the install lock ${lockDir}`, { cause: error });
       if (!announced) {
         log("another process is installing; waiting");
         announced = true;

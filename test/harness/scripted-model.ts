@@ -177,7 +177,7 @@ export async function startScriptedModel(opts: { port?: number; logDir?: string 
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    let body: any = null;
+    let body: any;
     try {
       body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
     } catch {

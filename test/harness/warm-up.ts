@@ -17,7 +17,7 @@ export async function warmUpAgent(user: BareClient, gw: TestGateway, attemptMs =
     } catch (error) {
       const tail = gw.logs().split("\n").slice(-40).join("\n");
       const report = `warm-up turn ${attempt} failed after ${Date.now() - started} ms: ${(error as Error).message}\nGateway output (last 40 lines):\n${tail}`;
-      if (attempt >= 2) throw new Error(report);
+      if (attempt >= 2) throw new Error(report, { cause: error });
       console.warn(`${report}\n(trying once more on a fresh session)`);
     }
   }

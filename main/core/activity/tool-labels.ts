@@ -44,5 +44,5 @@ export function kindOf(tool: string): ToolKind {
 /** `memory_get` → `Memory get`. */
 function humanize(name: string): string {
   const words = name.replace(/[_\-.]+/g, " ").trim();
-  return words ? words[0]!.toUpperCase() + words.slice(1) : "Tool";
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) : "Tool";
 }

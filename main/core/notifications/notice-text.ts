@@ -33,8 +33,9 @@ export function noticeTitle(entry: CardEntry, gatewayLabel: string | null): stri
 
 /** One card's line; several cards' tally. `reason` prefixes a held release. */
 export function noticeBody(told: Told[], reason: HoldReason | null): string {
-  if (told.length === 1) {
-    const line = describe(told[0]!);
+  const [only] = told;
+  if (told.length === 1 && only) {
+    const line = describe(only);
     return truncate(reason ? `${PREFIX[reason]}: ${line}` : line, BODY_BUDGET);
   }
   return truncate(tally(told, reason), BODY_BUDGET);
@@ -102,7 +103,8 @@ function justFinishedStepMs(entry: CardEntry): number | null {
   const t = entry.timing;
   if (!t || t.lastChangeAt === null) return null;
   const done = t.steps.filter((s) => s.status === "completed" && s.finishedAt === t.lastChangeAt);
-  return done.length === 1 ? stepDuration(done[0]!) : null;
+  const [only] = done;
+  return done.length === 1 && only ? stepDuration(only) : null;
 }
 
 function summaryLabel(kind: Milestone, d: CardDerived | null): string {

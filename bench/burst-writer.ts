@@ -64,7 +64,7 @@ function send(message: object): void {
 }
 
 function plan(i: number) {
-  // One in_progress step at most (gateway-protocol §4.2); the step moves with the count.
+  // One in_progress step at most (docs/gateway.md §4.2); the step moves with the count.
   const at = i % 3;
   return ["Fetch", "Build", "Report"].map((step, k) => ({
     step,

@@ -1,6 +1,6 @@
 // `npm run bench`: the core against ONE real, isolated Gateway on loopback, in one run.
 //   1. Latency put → card in the desk's store, interleaved with the bare-protocol baseline
-//      (put → changed → get on one connection, gateway-protocol §8.2).
+//      (put → changed → get on one connection, docs/gateway.md §8.2).
 //   2. Burst: 50 sessions × 10 puts/s for 30 s from writer connections in a child process;
 //      last-revision correctness, read coalescing, event-loop lag and RSS of the desk.
 //   3. Latency again with 50 more sessions holding cards (does the store slow down?).
@@ -862,7 +862,7 @@ ${history.length > 1 ? `## Run-to-run spread\n\nThe headline figures of this run
 
 Both paths run against the same Gateway in the same run, interleaved A B A B … (the side that goes first alternates per pair), ${ITERATIONS} measured iterations each after ${WARMUP} warm-up iterations each; \`performance.now()\` from just before the put.
 
-- **Baseline** (gateway-protocol §8.2): a bare client on its own connection puts on its session, waits for \`progressCard.changed\` with that revision on the same connection, then \`progressCard.get\`; timed to the get's reply.
+- **Baseline** (docs/gateway.md §8.2): a bare client on its own connection puts on its session, waits for \`progressCard.changed\` with that revision on the same connection, then \`progressCard.get\`; timed to the get's reply.
 - **Core**: a separate writer connection puts on another session; a \`ProgressDesk\` on its own connection is timed to the moment it emits the card change carrying that revision (event → coalesced read → parse/derive → emit).
 
 Each side uses one session throughout. Load is kept symmetric. Every \`operator.read\` connection gets every card event, so the desk also reads the baseline's session the moment that event reaches it, racing the baseline's own get; to match, the baseline client also reads the core's session in every core iteration. Whichever read of a pair reaches the Gateway second waits a little behind the first, so the mirror read is timed to lose or win that race as often as the desk's read does on the baseline side: the other read went out after the timed one in ${ms(r.lat1.otherAfterPct.baseline, 0)} % of baseline and ${ms(r.lat1.otherAfterPct.core, 0)} % of core iterations (${ms(r.lat3.otherAfterPct.baseline, 0)} % and ${ms(r.lat3.otherAfterPct.core, 0)} % in section 3). Each iteration waits for the other read to finish before the next starts. (With no mirror only the baseline's get has company, which flatters the core; with a mirror that always reads on its own event, it goes first in nearly every core iteration, because the baseline client's connection is older and gets the event first, which penalises the core.)

@@ -76,7 +76,7 @@ type RunFacts = Pick<SessionInfo, "status" | "hasActiveRun" | "startedAt" | "end
 
 const TERMINAL: ReadonlySet<string> = new Set<RunOutcome>(["done", "failed", "killed", "timeout"]);
 
-/** gateway-protocol §4.6 "active". */
+/** docs/gateway.md §4.6 "active". */
 export function isRunActive(run: RunFacts | null): boolean {
   if (!run) return false;
   if (run.status !== null && run.status !== "queued" && run.status !== "running") return false;

@@ -16,7 +16,7 @@ export type ProgressCard = {
 
 export type RunStatus = "queued" | "running" | "done" | "failed" | "killed" | "timeout";
 
-/** The parts of a `sessions.list` row the core uses (gateway-protocol §5.2). */
+/** The parts of a `sessions.list` row the core uses (docs/gateway.md §5.2). */
 export type SessionInfo = {
   key: string;
   /** The transcript id; a delete names it so a newer session reusing the key survives. */

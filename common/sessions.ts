@@ -1,4 +1,4 @@
-// Session rows from `sessions.list` / `sessions.subscribe` / `sessions.changed` (gateway-protocol §5).
+// Session rows from `sessions.list` / `sessions.subscribe` / `sessions.changed` (docs/gateway.md §5).
 import type { RunStatus, SessionInfo, SessionKind } from "./model.ts";
 import { stripInvisible } from "./strip.ts";
 

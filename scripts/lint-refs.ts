@@ -1,7 +1,7 @@
 // `npm test` runs this before the suites: every reference a comment makes must point inside the
 // repository. A requirement id (C1, R6, N2 …, also in ranges like E1–E4) must be defined in
-// docs/requirements.md; a `docs/<page>.md §N` reference must name a page that exists and a
-// section it has. Comments only: strings and code never count.
+// docs/requirements.md; a `<page>.md §N` reference (a path from the repository's root) must name
+// a page that exists and a section it has. Comments only: strings and code never count.
 // Usage: node scripts/lint-refs.ts [file …]   (default: every source file of the app, tests, benchmarks, scripts)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, "..");
 const SOURCE_DIRS = ["common", "main", "preload", "renderer", "test", "bench", "scripts"];
 /** The families docs/requirements.md defines; a capital + digit of another letter is not an id. */
 const ID = /\b([ACEGNPRST])(\d{1,2})\b(?:\s*[–-]\s*\1?(\d{1,2})\b)?/g;
-const DOC_REF = /\b(docs\/[\w.-]+\.md)\s+§\s?(\d+(?:\.\d+)*)/g;
+const DOC_REF = /(?<![\w/.-])((?:[\w-]+\/)*[\w.-]+\.md)\s+§\s?(\d+(?:\.\d+)*)/g;
 /** The old form that pointed outside the repository. */
 const OUTSIDE_REF = /\bgateway-protocol(?:\.md)?\s+§/g;
 

@@ -3,7 +3,7 @@
 import type { ConnectionState } from "../../common/model.ts";
 
 export const PROTOCOL_VERSION = 4;
-/** Methods the app cannot work without; checked on every hello (gateway-protocol §2.1). */
+/** Methods the app cannot work without; checked on every hello (docs/gateway.md §2.1). */
 export const REQUIRED_METHODS = ["progressCard.get", "sessions.subscribe"] as const;
 
 export type ErrorFacts = {
@@ -39,7 +39,7 @@ export function approveCommand(requestId: string): string {
 
 /**
  * The state for a failure after which the official client stops reconnecting
- * (gateway-protocol §2.3), or null when the failure is not one of those.
+ * (docs/gateway.md §2.3), or null when the failure is not one of those.
  */
 export function terminalState(facts: ErrorFacts, ctx: { url: string; deviceId: string }): ConnectionState | null {
   const dc = facts.detailCode;

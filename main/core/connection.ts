@@ -1,7 +1,7 @@
 // One Gateway connection: the official GatewayClient for the socket, handshake and
 // device auth; this module owns the lifecycle around it (G2 states, G3 backoff with
 // jitter, wake, stop-on-auth-failure). One GatewayClient per attempt: a stopped client is
-// never resumed (gateway-protocol §9.4), and owning the retry loop lets the state say
+// never resumed (docs/gateway.md §9, item 4), and owning the retry loop lets the state say
 // exactly when the next attempt is.
 import { GatewayClient, type GatewayClientOptions } from "@openclaw/gateway-client";
 import { backoffDelay, DEFAULT_BACKOFF, hintedDelay, type BackoffPolicy } from "./backoff.ts";

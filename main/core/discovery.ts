@@ -42,7 +42,7 @@ export type DiscoveryInput = {
   readFile?: (path: string) => string;
 };
 
-/** The path OpenClaw itself reads its config from (gateway-protocol §8.3). */
+/** The path OpenClaw itself reads its config from (docs/gateway.md §8.3). */
 function expandHome(p: string, home: string): string {
   const t = p.trim();
   return /^~(?=$|[\\/])/.test(t) ? join(home, t.slice(1)) : t;

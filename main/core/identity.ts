@@ -1,4 +1,4 @@
-// Ed25519 device identity in the formats the Gateway verifies (gateway-protocol §1.2).
+// Ed25519 device identity in the formats the Gateway verifies (docs/gateway.md §1.2).
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign } from "node:crypto";
 
 export type DeviceIdentity = {

@@ -1,4 +1,4 @@
-// The whole session roster of one Gateway, page by page (gateway-protocol §5.2): the first
+// The whole session roster of one Gateway, page by page (docs/gateway.md §5.2): the first
 // page comes with `sessions.subscribe`, the rest from `sessions.list` with `limit`/`offset`,
 // following `hasMore`/`nextOffset`. Rows arrive newest first (the Gateway sorts by
 // `updatedAt`), and each page is handed on as soon as it arrives, so its cards can be read
@@ -15,7 +15,7 @@ export const ROSTER_PAGE_SIZE = 100;
  * the page boundary would be skipped. Rows seen twice are deduplicated by key.
  */
 export const ROSTER_PAGE_OVERLAP = 4;
-/** Sub-agents cannot write cards (gateway-protocol §4.7), so the roster leaves them out. */
+/** Sub-agents cannot write cards (docs/gateway.md §4.7), so the roster leaves them out. */
 export const ROSTER_LIST_PARAMS = { excludeSubagents: true, includeDerivedTitles: true } as const;
 
 export type RosterRequest = (method: "sessions.subscribe" | "sessions.list", params: Record<string, unknown>) => Promise<unknown>;

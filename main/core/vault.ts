@@ -155,7 +155,7 @@ export class CredentialVault {
     return this.writing;
   }
 
-  /** The install's one device identity, created on first use (gateway-protocol §1.2). */
+  /** The install's one device identity, created on first use (docs/gateway.md §1.2). */
   deviceIdentity(): DeviceIdentity {
     const stored = this.get(IDENTITY);
     if (stored) {

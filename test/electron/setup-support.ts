@@ -46,7 +46,7 @@ export class FakeDesk {
     this.emit({ type: "connection", gatewayId, connection });
   }
 
-  /** The Gateway with this id, added (connected since T0) if it is not there yet. */
+  /** The Gateway with this id, added (connected since the start time) if it is not there yet. */
   gateway(id: string, label = id): GatewaySnapshot {
     let g = this.snap.gateways.find((x) => x.id === id);
     if (!g) {

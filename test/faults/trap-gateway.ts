@@ -1,5 +1,5 @@
 // TRAP Gateway (a FAKE): a loopback server that answers the handshake just far enough to
-// receive `connect` (gateway-protocol §2.1), and records every frame and every auth field
+// receive `connect` (docs/gateway.md §2.1), and records every frame and every auth field
 // the client sends. Used to prove that no secret saved for another Gateway reaches it.
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";

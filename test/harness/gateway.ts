@@ -1,4 +1,4 @@
-// Starts a real, isolated OpenClaw Gateway for tests (gateway-protocol.md §8, scripted-model.md §1).
+// Starts a real, isolated OpenClaw Gateway for tests (docs/gateway.md §8; the model is test/harness/scripted-model.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

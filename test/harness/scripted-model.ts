@@ -1,4 +1,4 @@
-// A scripted OpenAI-compatible fake model for real Gateway agent turns (spec: scripted-model.md §2).
+// A scripted OpenAI-compatible fake model for real Gateway agent turns (the rules are in this file).
 //
 // A test puts `SCRIPT:<json array>` on one line of its chat message. Step N (the number of assistant
 // messages after that user message) answers with element N: `{tool, args, delayMs?}` → a tool call,

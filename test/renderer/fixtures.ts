@@ -8,7 +8,7 @@ export const GW = "home";
 export const KEY = "agent:main:dashboard:3f0c";
 export const T0 = new Date(2026, 8, 20, 14, 5, 0).getTime();
 
-/** The session-row facts deriveCard reads (gateway-protocol §4.6); null = no row. */
+/** The session-row facts deriveCard reads (docs/gateway.md §4.6); null = no row. */
 export type RunFacts = Pick<SessionInfo, "status" | "hasActiveRun" | "startedAt" | "endedAt">;
 
 /** A run that started before the card and still runs: an unfinished card is active. */

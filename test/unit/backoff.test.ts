@@ -7,7 +7,7 @@ const NO_JITTER: BackoffPolicy = { ...DEFAULT_BACKOFF, jitter: 0 };
 const mid = () => 0.5;
 
 describe("backoffDelay", () => {
-  test("defaults: 1 s doubling to 30 s (gateway-protocol §3)", () => {
+  test("defaults: 1 s doubling to 30 s (docs/gateway.md §3)", () => {
     assert.deepEqual(DEFAULT_BACKOFF, { initialMs: 1000, maxMs: 30_000, multiplier: 2, jitter: 0.2 });
   });
 

@@ -1,4 +1,4 @@
-// C1, C3, C5, C6 (parseCard) and R1, R6, R7 / gateway-protocol §4.6 (deriveCard).
+// C1, C3, C5, C6 (parseCard) and R1, R6, R7 / docs/gateway.md §4.6 (deriveCard).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { deriveCard, isRunActive, MalformedCardError, MAX_NOTE_BYTES, parseCard, sameDerived } from "../../common/card.ts";

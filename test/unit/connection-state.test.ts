@@ -1,4 +1,4 @@
-// G2 / gateway-protocol §2.3, §7: what the Gateway said → a state that says what to do.
+// G2 / docs/gateway.md §2.3, §7: what the Gateway said → a state that says what to do.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { GatewayClientRequestError } from "@openclaw/gateway-client";

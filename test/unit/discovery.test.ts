@@ -1,4 +1,4 @@
-// G1 / gateway-protocol §8.3: zero-configuration discovery. Everything is injected
+// G1 / docs/gateway.md §8.3: zero-configuration discovery. Everything is injected
 // (env, home, readFile): no test touches the real home directory.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";

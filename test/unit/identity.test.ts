@@ -1,4 +1,4 @@
-// gateway-protocol §1.2: Ed25519 device identity in the formats the Gateway verifies.
+// docs/gateway.md §1.2: Ed25519 device identity in the formats the Gateway verifies.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, createPublicKey, generateKeyPairSync, verify } from "node:crypto";

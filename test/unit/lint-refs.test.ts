@@ -25,6 +25,7 @@ test("a docs page reference needs the page and the section", () => {
   assert.deepEqual(lint("// docs/gateway.md §4.6\n"), []);
   assert.deepEqual(lint("// docs/gateway.md §4.9\n"), ["docs/gateway.md has no section §4.9"]);
   assert.deepEqual(lint("// docs/nowhere.md §1\n"), ["docs/nowhere.md does not exist"]);
+  assert.deepEqual(lint("// (spec: elsewhere.md §2)\n"), ["elsewhere.md does not exist"]);
 });
 
 test("the old reference to a document outside the repository is refused", () => {

@@ -1,4 +1,4 @@
-// gateway-protocol §5: session rows and sessions.changed run fields.
+// docs/gateway.md §5: session rows and sessions.changed run fields.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { agentIdOfKey, mergeRunFields, parseSessionRow, sameSession, sessionKind } from "../../common/sessions.ts";

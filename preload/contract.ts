@@ -6,6 +6,7 @@ import type { ActivityMode } from "../main/core/activity.ts";
 import type { DismissResult } from "../main/core/actions.ts";
 import type { CredentialStorage } from "../main/core/credential-storage.ts";
 import type { DeskChange, DeskSnapshot, RefreshState } from "../main/core/types.ts";
+import { DeskError, ERROR_CODES } from "../main/core/errors.ts";
 
 export type { ActivityMode, CredentialStorage, DismissResult };
 
@@ -110,14 +111,8 @@ export const channelFor = (method: DeskMethod): string => `${CHANNEL_PREFIX}${me
 
 // ——— validation: main and the host check every message against the contract ———
 
-export class ContractError extends Error {
-  readonly code = "BAD_REQUEST";
-}
-
-/** A verb the calling page may not use (it is well-formed, but not this page's to ask). */
-export class ForbiddenError extends Error {
-  readonly code = "FORBIDDEN";
-}
+/** A message that breaks the contract: a DeskError with code BAD_REQUEST. */
+const badRequest = (message: string): DeskError => new DeskError(ERROR_CODES.badRequest, message);
 
 // mutation-scope:start (scripts/mutation.ts mutates only the checks between these markers)
 // ——— who may ask: the verbs that reach beyond the app are the Settings page's alone ———
@@ -153,7 +148,7 @@ const isBool = (v: unknown): v is boolean => typeof v === "boolean";
 function cardRef(v: unknown): CardRef {
   const r = v as Record<string, unknown> | null;
   if (!r || typeof r !== "object" || !isStr(r.gatewayId, 200) || !isStr(r.sessionKey, 1024) || !(r.agentId === null || isStr(r.agentId, 64))) {
-    throw new ContractError("card must be {gatewayId, sessionKey, agentId}");
+    throw badRequest("card must be {gatewayId, sessionKey, agentId}");
   }
   return { gatewayId: r.gatewayId, sessionKey: r.sessionKey, agentId: r.agentId as string | null };
 }
@@ -172,48 +167,48 @@ export function isSafeExternalUrl(url: unknown): url is string {
   }
 }
 
-/** Checks a verb's arguments; returns them typed or throws ContractError. */
+/** Checks a verb's arguments; returns them typed or throws a BAD_REQUEST DeskError. */
 export function validateArgs(method: string, args: unknown): unknown[] {
-  if (!(DESK_METHODS as readonly string[]).includes(method)) throw new ContractError(`unknown method ${JSON.stringify(method)}`);
-  if (!Array.isArray(args) || args.length > 3) throw new ContractError("arguments must be a short list");
+  if (!(DESK_METHODS as readonly string[]).includes(method)) throw badRequest(`unknown method ${JSON.stringify(method)}`);
+  if (!Array.isArray(args) || args.length > 3) throw badRequest("arguments must be a short list");
   const m = method as DeskMethod;
   switch (m) {
     case "snapshot":
     case "getSettings":
-      if (args.length !== 0) throw new ContractError(`${m} takes no arguments`);
+      if (args.length !== 0) throw badRequest(`${m} takes no arguments`);
       return [];
     case "dismiss": {
       const [c, revision, confirmed] = args;
-      if (!Number.isSafeInteger(revision) || (revision as number) < 1 || !isBool(confirmed)) throw new ContractError("dismiss(card, revision, confirmed)");
+      if (!Number.isSafeInteger(revision) || (revision as number) < 1 || !isBool(confirmed)) throw badRequest("dismiss(card, revision, confirmed)");
       return [cardRef(c), revision, confirmed];
     }
     case "refresh": {
       const [c, retry] = args;
-      if (!isBool(retry)) throw new ContractError("refresh(card, retry)");
+      if (!isBool(retry)) throw badRequest("refresh(card, retry)");
       return [cardRef(c), retry];
     }
     case "retryConnection":
     case "removeGateway":
-      if (!isStr(args[0], 200)) throw new ContractError(`${m}(gatewayId)`);
+      if (!isStr(args[0], 200)) throw badRequest(`${m}(gatewayId)`);
       return [args[0]];
     case "updateSettings": {
       const p = args[0];
-      if (!p || typeof p !== "object" || Array.isArray(p)) throw new ContractError("updateSettings(patch)");
+      if (!p || typeof p !== "object" || Array.isArray(p)) throw badRequest("updateSettings(patch)");
       return [p];
     }
     case "saveGateway": {
       const g = args[0] as Record<string, unknown> | null;
       if (!g || typeof g !== "object" || !isStr(g.url, 2048) || !/^wss?:\/\//i.test(g.url) || !isStr(g.label, 80) || !isStr(g.color, 32)) {
-        throw new ContractError("saveGateway({url: ws:// or wss://, label, color, …})");
+        throw badRequest("saveGateway({url: ws:// or wss://, label, color, …})");
       }
-      for (const k of ["id", "token", "password", "setupCode"]) if (g[k] !== undefined && !isStr(g[k], 4096)) throw new ContractError(`saveGateway: ${k} must be text`);
+      for (const k of ["id", "token", "password", "setupCode"]) if (g[k] !== undefined && !isStr(g[k], 4096)) throw badRequest(`saveGateway: ${k} must be text`);
       return [g];
     }
     case "openExternal":
-      if (!isStr(args[0], 8192)) throw new ContractError("openExternal(url)");
+      if (!isStr(args[0], 8192)) throw badRequest("openExternal(url)");
       return [args[0]];
     case "openPage":
-      if (!isStr(args[0]) || !PAGES.has(args[0])) throw new ContractError("openPage(popover | dashboard | settings, card?)");
+      if (!isStr(args[0]) || !PAGES.has(args[0])) throw badRequest("openPage(popover | dashboard | settings, card?)");
       return args[1] === undefined ? [args[0]] : [args[0], cardRef(args[1])];
   }
 }

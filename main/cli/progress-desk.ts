@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { appVersion } from "../core/version.ts";
 import { runHost } from "./host.ts";
-import { checkSecretFlags, readBoundedStream, resolveSecrets, SecretArgError, secretFlagWarnings, type SecretFlags } from "./secret-args.ts";
+import { checkSecretFlags, readBoundedStream, resolveSecrets, secretFlagWarnings, type SecretFlags } from "./secret-args.ts";
 import { EXIT, runWatch } from "./watch.ts";
 
 const USAGE = `Usage: progress-desk <command> [options]
@@ -84,11 +84,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write("progress-desk: host takes no setup code; pair with `progress-desk watch --setup-code-file` first\n");
     return EXIT.usage;
   }
-  try {
-    checkSecretFlags(secretFlags);
-  } catch (err) {
-    if (!(err instanceof SecretArgError)) throw err;
-    process.stderr.write(`progress-desk: ${err.message}\n`);
+  const checked = checkSecretFlags(secretFlags);
+  if (!checked.ok) {
+    process.stderr.write(`progress-desk: ${checked.error.message}\n`);
     return EXIT.usage;
   }
   if (values.url && !/^wss?:\/\//.test(values.url)) {
@@ -96,19 +94,17 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   for (const warning of secretFlagWarnings(secretFlags)) process.stderr.write(`progress-desk: ${warning}\n`);
-  let secrets;
-  try {
-    secrets = await resolveSecrets(secretFlags, {
-      readStdin: () => {
-        if (process.stdin.isTTY) process.stderr.write("progress-desk: reading the secret from standard input; end it with Ctrl-D\n");
-        return readBoundedStream(process.stdin);
-      },
-    });
-  } catch (err) {
-    if (!(err instanceof SecretArgError)) throw err;
-    process.stderr.write(`progress-desk: ${err.message}\n`);
+  const resolved = await resolveSecrets(secretFlags, {
+    readStdin: () => {
+      if (process.stdin.isTTY) process.stderr.write("progress-desk: reading the secret from standard input; end it with Ctrl-D\n");
+      return readBoundedStream(process.stdin);
+    },
+  });
+  if (!resolved.ok) {
+    process.stderr.write(`progress-desk: ${resolved.error.message}\n`);
     return EXIT.usage;
   }
+  const secrets = resolved.value;
   const stopSignal = new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());

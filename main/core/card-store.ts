@@ -3,7 +3,7 @@
 // and a change meanwhile causes exactly one more), and no reply replaces a newer revision.
 // Reads also share a per-Gateway budget per second: a Gateway that floods change hints
 // gets its hints coalesced per session in the queue, never one read (and one UI change) each.
-import { deriveCard, MalformedCardError, parseCard, sameDerived } from "./card.ts";
+import { deriveCard, readCard, sameDerived } from "./card.ts";
 import { errorFacts } from "./connection-state.ts";
 import { TokenBucket } from "./token-bucket.ts";
 import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "./sessions.ts";
@@ -452,17 +452,16 @@ export class CardStore {
   }
 
   private applyRead(slot: Slot, value: unknown, epoch: number): void {
-    let card: ProgressCard | null;
-    try {
-      card = parseCard(value);
-    } catch (err) {
+    const read = readCard(value);
+    if (!read.ok) {
       // C5: a malformed card is an error state for this card, never a crash.
-      slot.error = { code: "MALFORMED_CARD", message: err instanceof MalformedCardError ? err.message : String(err) };
+      slot.error = { code: read.error.code, message: read.error.message };
       slot.freshness = "live";
       slot.hidden = false;
       this.emitSlot(slot);
       return;
     }
+    const card = read.value;
     // A write reply (or our own confirmed clear) that landed while this read was in flight
     // is newer than what the read saw, unless the read shows a newer revision still: never
     // go back (C4), never bring a cleared card back for a moment; read again instead.
@@ -549,13 +548,8 @@ export class CardStore {
   /** Applies a card that a write returned (never a regression, never a bare null). */
   applyWriteReply(sessionKey: string, agentId: string | null, value: unknown): ProgressCard | null {
     const slot = this.slotFor(sessionKey, agentId);
-    let card: ProgressCard | null;
-    try {
-      card = parseCard(value);
-    } catch {
-      this.requestRead(slot);
-      return null;
-    }
+    const read = readCard(value);
+    const card = read.ok ? read.value : null;
     if (card === null) {
       this.requestRead(slot);
       return null;

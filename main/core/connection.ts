@@ -14,6 +14,7 @@ import {
   terminalState,
   type ErrorFacts,
 } from "./connection-state.ts";
+import { DeskError, ERROR_CODES } from "./errors.ts";
 import { publicKeyRawBase64UrlFromPem, signDevicePayload, type DeviceIdentity } from "./identity.ts";
 import type { ConnectionState } from "./types.ts";
 import type { CredentialVault } from "./vault.ts";
@@ -140,7 +141,7 @@ export class GatewayConnection {
 
   request<T>(method: string, params: unknown, opts?: { timeoutMs?: number | null }): Promise<T> {
     if (!this.client || this._state.state !== "connected") {
-      return Promise.reject(Object.assign(new Error(`not connected to ${this.opts.url}`), { code: "NOT_CONNECTED" }));
+      return Promise.reject(new DeskError(ERROR_CODES.notConnected, `not connected to ${this.opts.url}`));
     }
     return this.client.request<T>(method, params, opts);
   }

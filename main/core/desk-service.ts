@@ -2,9 +2,10 @@
 // against the core and the settings. Electron's IPC and the browser host both forward
 // here, so the two behave the same. The service decides which Gateways the core uses:
 // the ones in Settings, else the zero-configuration local one (G1).
-import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../preload/contract.ts";
+import { forbiddenReason, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../preload/contract.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import type { Discovered } from "./discovery.ts";
+import { DeskError, ERROR_CODES, isDeskError } from "./errors.ts";
 import type { SettingsStore } from "./settings.ts";
 
 export type DeskServiceOptions = {
@@ -82,15 +83,15 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     async call(method, args, caller) {
       const valid = validateArgs(method, args);
       const handler = handlers[method];
-      if (!handler) throw new ContractError(`unknown method ${method}`);
+      if (!handler) throw new DeskError(ERROR_CODES.badRequest, `unknown method ${method}`);
       const forbidden = forbiddenReason(method, valid, caller);
-      if (forbidden !== null) throw new ForbiddenError(`Refused: ${forbidden}.`);
+      if (forbidden !== null) throw new DeskError(ERROR_CODES.forbidden, `Refused: ${forbidden}.`);
       try {
         return (await handler(...valid)) ?? null;
       } catch (err) {
-        if (err instanceof ContractError) throw err;
+        if (isDeskError(err, ERROR_CODES.badRequest)) throw err;
         // Core errors (an unknown Gateway id, say) are the page's mistake, told plainly.
-        throw Object.assign(new Error((err as Error).message), { code: "FAILED" });
+        throw new DeskError(ERROR_CODES.failed, (err as Error).message, { cause: err });
       }
     },
     subscribe(listener) {

@@ -7,6 +7,7 @@ import { BoardStore } from "./boards.ts";
 import { CardStore } from "./card-store.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
 import type { BackoffPolicy } from "./backoff.ts";
+import { DeskError, ERROR_CODES } from "./errors.ts";
 import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
 import type { CardEntry, DeskChange, DeskSnapshot, GatewaySnapshot, RefreshState, Unsubscribe } from "./types.ts";
 import type { CredentialVault } from "./vault.ts";
@@ -49,6 +50,8 @@ type Member = {
   boards: BoardStore;
   config: GatewayConfig;
 };
+
+const unknownGatewayMessage = (gatewayId: string): string => `No Gateway with id "${gatewayId}"`;
 
 export class ProgressDesk {
   private readonly members = new Map<string, Member>();
@@ -242,7 +245,9 @@ export class ProgressDesk {
   }
 
   async dismiss(gatewayId: string, sessionKey: string, opts: { revision: number; confirmed?: boolean; agentId?: string | null }): Promise<DismissResult> {
-    const m = this.member(gatewayId);
+    // A stale Gateway id (removed in Settings meanwhile) is an outcome like any other failed write.
+    const m = this.members.get(gatewayId);
+    if (!m) return { outcome: "error", code: ERROR_CODES.unknownGateway, message: unknownGatewayMessage(gatewayId) };
     const entry = m.store.entry(sessionKey, opts.agentId ?? null);
     if (!entry) return { outcome: "gone" };
     return dismissCard(m.store, m.connection, entry, opts);
@@ -285,7 +290,7 @@ export class ProgressDesk {
 
   private member(gatewayId: string): Member {
     const m = this.members.get(gatewayId);
-    if (!m) throw new Error(`No Gateway with id "${gatewayId}"`);
+    if (!m) throw new DeskError(ERROR_CODES.unknownGateway, unknownGatewayMessage(gatewayId));
     return m;
   }
 

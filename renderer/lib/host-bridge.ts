@@ -3,16 +3,9 @@
 // the system browser, so links open in a new tab (noopener) and pages switch in place.
 import { isSafeExternalUrl, type CardRef, type DeskApi, type DeskEvent, type DeskMethod, type Page, type Settings } from "../../preload/contract.ts";
 import type { DeskChange } from "../../main/core/types.ts";
+import { DeskError, ERROR_CODES } from "../../main/core/errors.ts";
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
-
-export class BridgeError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 /** The page a host path names (`/<secret>/<page>.html`; `/<secret>/` is the origin's first page). */
 function pageOf(pathname: string): Page {
@@ -59,11 +52,11 @@ export function connectHostBridge(loc: Location = window.location): DeskApi {
       if (!p) return;
       pending.delete(msg.id!);
       if (msg.ok) p.resolve(msg.result);
-      else p.reject(new BridgeError(msg.error?.code ?? "FAILED", msg.error?.message ?? "request failed"));
+      else p.reject(new DeskError(msg.error?.code ?? ERROR_CODES.failed, msg.error?.message ?? "request failed"));
     });
     ws.addEventListener("close", () => {
       socket = null;
-      for (const [, p] of pending) p.reject(new BridgeError("DISCONNECTED", "The Progress Desk host stopped."));
+      for (const [, p] of pending) p.reject(new DeskError(ERROR_CODES.disconnected, "The Progress Desk host stopped."));
       pending.clear();
       setTimeout(open, retryMs);
       retryMs = Math.min(retryMs * 2, 10_000);

@@ -9,7 +9,8 @@ import { ProgressDesk } from "../../main/core/desk.ts";
 import { discoverGateway } from "../../main/core/discovery.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
-import { ForbiddenError, type Page, type Settings } from "../../preload/contract.ts";
+import { type Page, type Settings } from "../../preload/contract.ts";
+import { isDeskError } from "../../main/core/errors.ts";
 
 async function setup(): Promise<{ service: DeskService; settings: SettingsStore }> {
   const vault = await CredentialVault.open(memoryStorage());
@@ -24,7 +25,7 @@ const GATEWAY = { label: "Work", color: "#ff9f0a", url: "ws://127.0.0.1:9", toke
 
 function isForbidden(method: string) {
   return (err: unknown): boolean => {
-    assert.ok(err instanceof ForbiddenError, `${method}: ${String(err)}`);
+    assert.ok(isDeskError(err, "FORBIDDEN"), `${method}: ${String(err)}`);
     assert.equal(err.code, "FORBIDDEN");
     assert.match(err.message, /Settings page/);
     return true;
@@ -106,7 +107,7 @@ describe("Settings-only verbs (desk service)", () => {
   test("a caller that is not one of the pages is refused everything (the transport's bug, failed closed)", async () => {
     const { service } = await setup();
     for (const caller of ["", "Settings", "settings ", null, undefined]) {
-      await assert.rejects(service.call("snapshot", [], caller as unknown as Page), (err: unknown) => err instanceof ForbiddenError && /not known/.test(err.message));
+      await assert.rejects(service.call("snapshot", [], caller as unknown as Page), (err: unknown) => isDeskError(err, "FORBIDDEN") && /not known/.test(err.message));
     }
   });
 

@@ -6,7 +6,8 @@ import { describe, test } from "node:test";
 import { defaultSettings, jsonFileBackend, memoryBackend, normalizeSettings, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { gatewayIdForUrl } from "../../main/core/discovery.ts";
-import { isSafeExternalUrl, validateArgs, ContractError, DESK_METHODS } from "../../preload/contract.ts";
+import { isSafeExternalUrl, validateArgs, DESK_METHODS } from "../../preload/contract.ts";
+import { isDeskError } from "../../main/core/errors.ts";
 
 const open = async (initial: unknown = null) => {
   const vault = await CredentialVault.open(memoryStorage());
@@ -149,7 +150,7 @@ describe("the page contract", () => {
       ["__proto__", []],
       ["dismiss", "not a list"],
     ];
-    for (const [m, a] of bad) assert.throws(() => validateArgs(m, a), ContractError, `${m} ${JSON.stringify(a)}`);
+    for (const [m, a] of bad) assert.throws(() => validateArgs(m, a), (e: unknown) => isDeskError(e, "BAD_REQUEST"), `${m} ${JSON.stringify(a)}`);
     assert.equal(DESK_METHODS.length, 10);
   });
 

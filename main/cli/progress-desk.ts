@@ -29,6 +29,7 @@ host options:
   --url, --token-file, --password-file (and --token, --password) as for watch
                             (used for this run instead of Settings).
 
+  --verbose                 Debug lines on stderr (watch and host); secrets are masked.
   --help, --version
 
 Exit status: 0 stopped, 2 usage, 3 auth failed, 4 pairing required, 5 Gateway update required.
@@ -43,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         json: { type: "boolean", default: false },
+        verbose: { type: "boolean", default: false },
         url: { type: "string" },
         token: { type: "string" },
         "token-file": { type: "string" },
@@ -118,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
     return runHost(
       {
         port,
+        verbose: values.verbose ?? false,
         ...(values.url ? { url: values.url } : {}),
         ...(secrets.token ? { token: secrets.token } : {}),
         ...(secrets.password ? { password: secrets.password } : {}),
@@ -128,6 +131,7 @@ async function main(argv: string[]): Promise<number> {
   return runWatch(
     {
       json: values.json ?? false,
+      verbose: values.verbose ?? false,
       ...(values.url ? { url: values.url } : {}),
       ...(secrets.token ? { token: secrets.token } : {}),
       ...(secrets.password ? { password: secrets.password } : {}),

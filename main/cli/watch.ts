@@ -5,6 +5,7 @@ import { discoverGateway } from "../core/discovery.ts";
 import type { ConnectionState, DeskChange } from "../core/types.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
 import { vaultNotice } from "./vault-notice.ts";
+import { stderrLogger } from "./stderr-log.ts";
 import { appVersion } from "../core/version.ts";
 import { CLEAR_PROGRESS, progressSequence, terminalSupportsProgress } from "./osc-progress.ts";
 import { activityLine, activitySignature, cardLine, cardSignature, connectionLine, focusedCard, plainCardLine, plainConnectionLine, statusBlock } from "./watch-format.ts";
@@ -15,6 +16,8 @@ export type WatchOptions = {
   token?: string;
   password?: string;
   setupCode?: string;
+  /** Debug lines on stderr. */
+  verbose?: boolean;
 };
 
 export type WatchIO = {
@@ -32,6 +35,8 @@ const TERMINAL_STATES = new Set(["auth_failed", "pairing_required", "update_requ
 const TTY_MIN_INTERVAL_MS = 100; // at most 10 redraws a second
 
 export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number> {
+  const logger = stderrLogger(io.stderr, opts.verbose ?? false);
+  for (const secret of [opts.token, opts.password, opts.setupCode]) logger.protect(secret);
   const discovered = discoverGateway({
     env: io.env,
     explicit: {
@@ -42,16 +47,18 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
     },
   });
   for (const note of discovered.notes) io.stderr.write(`progress-desk: ${note}\n`);
+  for (const secret of [discovered.token, discovered.password, discovered.bootstrapToken]) logger.protect(secret);
+  logger.debug("watch", { version: appVersion(), url: discovered.url, json: opts.json });
   const gateway: GatewayConfig = { url: discovered.url };
   if (discovered.token) gateway.token = discovered.token;
   if (discovered.password) gateway.password = discovered.password;
   if (discovered.bootstrapToken) gateway.bootstrapToken = discovered.bootstrapToken;
 
   const credentialsFile = join(dataHome(io.env), "credentials.json");
-  const vault = await CredentialVault.open(fileStorage(credentialsFile));
+  const vault = await CredentialVault.open(fileStorage(credentialsFile), logger);
   const notice = vaultNotice(vault, credentialsFile);
   if (notice) io.stderr.write(notice);
-  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion() });
+  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), logger });
   const tty = !opts.json && Boolean(io.stdout.isTTY);
   const osc = tty && terminalSupportsProgress(io.env);
   const signatures = new Map<string, string>();

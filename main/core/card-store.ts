@@ -7,6 +7,7 @@ import { deriveCard, readCard, sameDerived } from "./card.ts";
 import { errorFacts } from "./connection-state.ts";
 import { TokenBucket } from "./token-bucket.ts";
 import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "./sessions.ts";
+import { fallbackLogger, type Logger } from "./logger.ts";
 import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "./types.ts";
 
 export const AGENT_SCOPE_CAPABILITY = "progress-card-agent-scope-v1";
@@ -38,6 +39,7 @@ export type CardStoreOptions = {
   subscribeParams?: Record<string, unknown>;
   /** Runs `fn` after `ms` and returns its cancel (default: setTimeout); tests pass a manual one. */
   schedule?: (fn: () => void, ms: number) => () => void;
+  logger?: Logger;
 };
 
 type Slot = CardEntry & {
@@ -102,7 +104,9 @@ export class CardStore {
     return this.waiting.length;
   }
 
+  private readonly log: Logger;
   constructor(opts: CardStoreOptions) {
+    this.log = opts.logger ?? fallbackLogger();
     this.opts = opts;
     const rate = Math.max(1, opts.maxReadsPerSecond ?? DEFAULT_MAX_READS_PER_SECOND);
     this.readBudget = new TokenBucket(rate, rate, this.monotonicNow());
@@ -220,7 +224,7 @@ export class CardStore {
     } catch (err) {
       // Without a roster cards still load (titles fall back to keys); the next reconnect retries.
       if (!this.connected) return;
-      process.emitWarning(`Progress Desk: reading the session list failed: ${errorFacts(err).message}`);
+      this.log.warn("reading the session list failed", { error: errorFacts(err).message });
     }
     if (!this.connected) return;
     const keys = new Set<string>();
@@ -367,7 +371,7 @@ export class CardStore {
     if (this.slots.size < max) return true;
     if (this.droppedHints === 0) {
       const gateway = this.opts.gatewayId;
-      process.emitWarning(`Progress Desk: ${gateway} named more than ${max} sessions; change hints for further sessions are ignored.`);
+      this.log.warn(`${gateway} named more than ${max} sessions; change hints for further sessions are ignored.`);
     }
     this.droppedHints += 1;
     return false;
@@ -477,6 +481,7 @@ export class CardStore {
     slot.freshness = "live";
     slot.confirmedAt = this.now();
     this.setCard(slot, card, true);
+    this.log.debug("card read", { sessionKey: slot.sessionKey, agentId: slot.agentId, revision: card?.revision ?? null });
     this.emitSlot(slot);
   }
 

@@ -11,6 +11,7 @@ import { DeskError, ERROR_CODES } from "./errors.ts";
 import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
 import type { CardEntry, DeskChange, DeskSnapshot, GatewaySnapshot, RefreshState, Unsubscribe } from "./types.ts";
 import type { CredentialVault } from "./vault.ts";
+import { fallbackLogger, type Logger } from "./logger.ts";
 
 export type GatewayConfig = GatewayCredentials & {
   /** Stable id keying every session and card of this Gateway; defaults to one from the URL. */
@@ -36,6 +37,8 @@ export type DeskOptions = {
   now?: () => number;
   /** Runs `fn` after `ms` and returns its cancel, for connection and card retries (default: setTimeout). */
   schedule?: (fn: () => void, ms: number) => () => void;
+  /** Where the core's warnings and debug lines go (default: warnings on stderr). */
+  logger?: Logger;
 };
 
 /** How often the activity tracker re-checks silent runs and expires old lines while it needs to. */
@@ -57,6 +60,7 @@ export class ProgressDesk {
   private readonly members = new Map<string, Member>();
   private readonly listeners = new Set<(change: DeskChange) => void>();
   private readonly opts: DeskOptions;
+  private readonly log: Logger;
 
   private started = false;
   private readonly identity;
@@ -65,6 +69,7 @@ export class ProgressDesk {
 
   constructor(opts: DeskOptions) {
     this.opts = opts;
+    this.log = opts.logger ?? fallbackLogger();
     this.identity = opts.vault.deviceIdentity();
     this.activity = new ActivityTracker({
       ...opts.activity,
@@ -112,6 +117,9 @@ export class ProgressDesk {
     const platform = opts.platform ?? process.platform;
     const id = config.id ?? gatewayIdForUrl(config.url);
     if (this.members.has(id)) throw new Error(`Two Gateways share the id "${id}"; give each its own id.`);
+    const log = this.log.child({ gateway: id });
+    for (const secret of [config.token, config.password, config.bootstrapToken]) log.protect(secret);
+    log.debug("gateway added", { config });
     let store: CardStore;
     let boards: BoardStore;
     const connection = new GatewayConnection({
@@ -129,6 +137,7 @@ export class ProgressDesk {
       ...(opts.createClient ? { createClient: opts.createClient } : {}),
       ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
       ...(opts.schedule ? { schedule: opts.schedule } : {}),
+      logger: log,
       onState: (state) => {
         store?.onConnectionState(state);
         if (state.state !== "connected") {
@@ -160,8 +169,10 @@ export class ProgressDesk {
       },
       ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
       ...(opts.schedule ? { schedule: opts.schedule } : {}),
+      logger: log,
     });
     boards = new BoardStore({
+      logger: log,
       transport: connection,
       emit: (state) => this.emit({ type: "boards", gatewayId: id, boards: state }),
       follow: (sessionKey) => {
@@ -299,7 +310,7 @@ export class ProgressDesk {
       try {
         listener(change);
       } catch (err) {
-        process.emitWarning(`Progress Desk: a change listener failed: ${(err as Error).message}`);
+        this.log.error("a change listener failed", { error: err });
       }
     }
   }

@@ -48,8 +48,8 @@ export function formatFields(fields: LogFields): string {
   let out = "";
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined) continue;
-    const text = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
-    out += ` ${k}=${typeof v === "string" && /^[^\s"=]+$/.test(text) ? text : JSON.stringify(text)}`;
+    const text = typeof v === "string" ? (/^[^\s"=]+$/.test(v) ? v : JSON.stringify(v)) : (JSON.stringify(v) ?? String(v));
+    out += ` ${k}=${text}`;
   }
   return out;
 }

@@ -34,6 +34,7 @@ export function buildPreloadApi(ipc: IpcRendererLike): DeskApi {
     removeGateway: (gatewayId) => call("removeGateway", gatewayId),
     openExternal: (url) => call("openExternal", url),
     openPage: (page, card) => (card === undefined ? call("openPage", page) : call("openPage", page, card)),
+    copyDiagnostics: () => call("copyDiagnostics"),
     onChange: (listener: (c: DeskChange) => void) => subscribe<DeskChange>("change", listener),
     onSettings: (listener: (s: Settings) => void) => subscribe<Settings>("settings", listener),
   } satisfies DeskApi);

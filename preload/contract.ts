@@ -69,6 +69,8 @@ export type SettingsPatch = Partial<Omit<Settings, "gateways" | "notifications" 
 export type GatewayInput = { id?: string; label: string; color: string; url: string; token?: string; password?: string; setupCode?: string };
 
 export type CardRef = { gatewayId: string; sessionKey: string; agentId: string | null };
+/** Diagnostics for a bug report, secrets redacted; `copied` when the app put them on the clipboard itself. */
+export type DiagnosticsCopy = { text: string; copied: boolean };
 export type Page = "popover" | "dashboard" | "settings";
 
 /** The verbs. Every method returns a promise: over IPC and over the host socket alike. */
@@ -84,6 +86,8 @@ export type DeskApi = {
   /** Opens an http, https or mailto link in the system browser; anything else is refused. */
   openExternal(url: string): Promise<boolean>;
   openPage(page: Page, card?: CardRef): Promise<void>;
+  /** Settings only: versions, connection states and the last log lines, redacted (the app copies them where it can). */
+  copyDiagnostics(): Promise<DiagnosticsCopy>;
   onChange(listener: (change: DeskChange) => void): () => void;
   onSettings(listener: (settings: Settings) => void): () => void;
 };
@@ -100,6 +104,7 @@ export const DESK_METHODS = [
   "removeGateway",
   "openExternal",
   "openPage",
+  "copyDiagnostics",
 ] as const satisfies readonly DeskMethod[];
 
 export type DeskEvent = { type: "change"; change: DeskChange } | { type: "settings"; settings: Settings };
@@ -121,7 +126,7 @@ const badRequest = (message: string): DeskError => new DeskError(ERROR_CODES.bad
 // rendered something hostile must not be able to do it.
 
 /** Verbs only the Settings page may call. */
-export const SETTINGS_ONLY_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod>(["saveGateway", "removeGateway"]);
+export const SETTINGS_ONLY_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod>(["saveGateway", "removeGateway", "copyDiagnostics"]);
 /** Settings only the Settings page may change (updateSettings patches that name them are refused elsewhere). */
 export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyof SettingsPatch>(["launchAtLogin", "popoverShortcut"]);
 
@@ -175,6 +180,7 @@ export function validateArgs(method: string, args: unknown): unknown[] {
   switch (m) {
     case "snapshot":
     case "getSettings":
+    case "copyDiagnostics":
       if (args.length !== 0) throw badRequest(`${m} takes no arguments`);
       return [];
     case "dismiss": {

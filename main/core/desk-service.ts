@@ -2,9 +2,11 @@
 // against the core and the settings. Electron's IPC and the browser host both forward
 // here, so the two behave the same. The service decides which Gateways the core uses:
 // the ones in Settings, else the zero-configuration local one (G1).
-import { forbiddenReason, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../preload/contract.ts";
+import { forbiddenReason, isSafeExternalUrl, validateArgs, type CardRef, type DeskEvent, type DiagnosticsCopy, type GatewayInput, type Page, type Settings, type SettingsPatch } from "../../preload/contract.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import type { Discovered } from "./discovery.ts";
+import { diagnosticsText } from "./diagnostics.ts";
+import { silentLogger, type Logger } from "./logger.ts";
 import { DeskError, ERROR_CODES, isDeskError } from "./errors.ts";
 import type { SettingsStore } from "./settings.ts";
 
@@ -17,6 +19,13 @@ export type DeskServiceOptions = {
   override?: GatewayConfig;
   openExternal: (url: string) => Promise<boolean> | boolean;
   openPage?: (page: Page, card?: CardRef) => Promise<void> | void;
+  /** The logger whose last lines "Copy diagnostics" includes (none: no lines). */
+  logger?: Logger;
+  /** Runtime versions for diagnostics (default process.versions). */
+  versions?: Readonly<Record<string, string | undefined>>;
+  clientVersion?: string;
+  /** Puts text on the clipboard (Electron); without it the page copies what the verb returns. */
+  copyText?: (text: string) => void;
 };
 
 export type DeskService = {
@@ -76,6 +85,18 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     },
     openExternal: (url: string) => (isSafeExternalUrl(url) ? opts.openExternal(url) : false),
     openPage: (page: Page, card?: CardRef) => opts.openPage?.(page, card),
+    copyDiagnostics: (): DiagnosticsCopy => {
+      const text = diagnosticsText({
+        appVersion: opts.clientVersion ?? "unknown",
+        versions: opts.versions ?? process.versions,
+        platform: process.platform,
+        snapshot: desk.snapshot(),
+        logger: opts.logger ?? silentLogger,
+      });
+      if (!opts.copyText) return { text, copied: false };
+      opts.copyText(text);
+      return { text, copied: true };
+    },
   };
 
   return {

@@ -23,6 +23,8 @@ export interface Logger {
   protect(secret: string | null | undefined): void;
   /** The last lines logged at any level the sink would take, redacted, oldest first. */
   recent(): string[];
+  /** `text` as a log line would show it (for diagnostics built outside the log). */
+  redact(text: string): string;
 }
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warn: 2, error: 3 };
@@ -86,6 +88,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     child: (fields) => make({ ...base, ...fields }),
     protect: (secret) => redactor.protect(secret),
     recent: () => [...lines],
+    redact: (text) => redactor.text(text),
   });
   return make({});
 }

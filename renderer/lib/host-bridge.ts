@@ -82,6 +82,7 @@ export function connectHostBridge(loc: Location = window.location): DeskApi {
     updateSettings: (patch) => call("updateSettings", patch),
     saveGateway: (input) => call("saveGateway", input),
     removeGateway: (id) => call("removeGateway", id),
+    copyDiagnostics: () => call("copyDiagnostics"),
     async openExternal(href) {
       if (!isSafeExternalUrl(href)) return false;
       window.open(href, "_blank", "noopener,noreferrer");

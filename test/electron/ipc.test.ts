@@ -120,6 +120,7 @@ const ARGS: Record<DeskMethod, unknown[]> = {
   removeGateway: ["home"],
   openExternal: ["https://example.com/"],
   openPage: ["popover", card],
+  copyDiagnostics: [],
 };
 
 describe("registerIpc", () => {

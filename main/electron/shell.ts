@@ -14,6 +14,7 @@ import { SettingsStore } from "../core/settings.ts";
 import { TrayTracker } from "../core/tray-model.ts";
 import type { CardEntry, DeskChange } from "../core/types.ts";
 import { CredentialVault } from "../core/vault.ts";
+import { fallbackLogger, type Logger } from "../core/logger.ts";
 import { broadcast, registerIpc } from "./ipc.ts";
 import { Notifier, type NotificationLike } from "./notifier.ts";
 import { PageWindowController, type PageWindow } from "./page-window.ts";
@@ -54,6 +55,13 @@ export type ShellDeps = {
   /** Ends the app (Electron's app.quit); the shell has already saved everything. */
   quit: () => void;
   warn: (message: string) => void;
+  /** The app's logger (app.ts: electron-log's file); the core logs through it. Default: warnings on stderr. */
+  logger?: Logger;
+  /** The folder holding the log file, and the OS shell's way to open it ("Show Logs" in the tray menu). */
+  logFolder?: string;
+  openPath?: (path: string) => Promise<string>;
+  /** Puts text on the clipboard ("Copy diagnostics": the pages have no clipboard permission). */
+  writeClipboard?: (text: string) => void;
   now?: () => number;
   schedule?: Schedule;
   /** Idle polling for the away summary (N6); 0 turns it off. */
@@ -90,18 +98,26 @@ export type Shell = {
   isQuitting(): boolean;
 };
 
+/** Opens the log folder in the file manager; a failure is logged (there is nowhere else to say it). */
+async function showLogs(folder: string, openPath: (path: string) => Promise<string>, log: Pick<Logger, "warn">): Promise<void> {
+  const failure = await openPath(folder).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
+  if (failure) log.warn("could not open the log folder", { folder, error: failure });
+}
+
 export async function startShell(deps: ShellDeps): Promise<Shell> {
   const now = deps.now ?? Date.now;
   const schedule = deps.schedule ?? realSchedule;
   let quitting = false;
 
   // ——— the core ———
-  const vault = await CredentialVault.open(await safeStorageFile(join(deps.dataDir, "credentials.json"), deps.safeStorage, deps.platform, deps.warn));
-  const settings = new SettingsStore(storeSettingsBackend(deps.store), vault);
+  const logger = deps.logger ?? fallbackLogger();
+  const vault = await CredentialVault.open(await safeStorageFile(join(deps.dataDir, "credentials.json"), deps.safeStorage, deps.platform, deps.warn), logger);
+  const settings = new SettingsStore(storeSettingsBackend(deps.store), vault, logger);
   const frames = storeWindowFrames(deps.store);
   const discovered = discoverGateway({ env: deps.env });
   for (const note of discovered.notes) deps.warn(`Progress Desk: ${note}`);
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: deps.clientVersion, platform: deps.platform });
+  for (const secret of [discovered.token, discovered.password, discovered.bootstrapToken]) logger.protect(secret);
+  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: deps.clientVersion, platform: deps.platform, logger });
 
   // ——— windows ———
   const windows = new Set<ShellWindow>();
@@ -179,6 +195,9 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
       return true;
     },
     openPage,
+    logger,
+    clientVersion: deps.clientVersion,
+    ...(deps.writeClipboard ? { copyText: deps.writeClipboard } : {}),
   });
 
   // ——— what the person has seen (P1 "ready") and what is in front of them (N3) ———
@@ -236,6 +255,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
       openSettings: () => void settingsWindow.open(),
       retryGateway: (id) => desk.retry(id),
       quit: () => void quit(),
+      ...(deps.logFolder && deps.openPath ? { showLogs: () => void showLogs(deps.logFolder!, deps.openPath!, logger) } : {}),
     },
   });
   // A theme switch can flip a dark panel light (or back): redraw the glyph in the other colour.

@@ -8,7 +8,8 @@ import { redactSecrets } from "./activity.ts";
 export const REDACTED = "[redacted]";
 
 /** A field whose name says its value is secret (token, password, setupCode, bootstrapToken, secret, …). */
-const SECRET_FIELD = /(token|passw(or)?d|passwd|secret|setup[_-]?code|api[_-]?key|private[_-]?key|authorization|credential|cookie|signature)/i;
+const SECRET_FIELD =
+  /(token|passw(or)?d|passwd|secret|setup[_-]?code|api[_-]?key|private[_-]?key|authorization|credential|cookie|signature)/i;
 
 /** A known secret's pieces this long or longer are redacted too (a truncated token is still a leak). */
 export const MIN_FRAGMENT = 8;

@@ -101,5 +101,9 @@ export const silentLogger: Logger = createLogger({ sink: () => undefined, level:
  * did before, through the same redaction.
  */
 export function fallbackLogger(): Logger {
-  return createLogger({ sink: (r) => void process.stderr.write(`progress-desk: ${r.level}: ${r.message}${formatFields(r.fields)}\n`), level: "warn", keep: 0 });
+  return createLogger({
+    sink: (r) => void process.stderr.write(`progress-desk: ${r.level}: ${r.message}${formatFields(r.fields)}\n`),
+    level: "warn",
+    keep: 0,
+  });
 }

@@ -159,7 +159,8 @@ export async function startHost(opts: HostOptions): Promise<Host> {
   }
   const limits: HostLimits = { ...DEFAULT_HOST_LIMITS, ...opts.limits };
   const logger = opts.logger ?? silentLogger;
-  const log = opts.log ?? (opts.logger ? (line: string) => logger.warn(line) : (line: string) => process.stderr.write(`progress-desk: ${line}\n`));
+  const toStderr = (line: string): void => void process.stderr.write(`progress-desk: ${line}\n`);
+  const log = opts.log ?? (opts.logger ? (line: string) => logger.warn(line) : toStderr);
   const secret = opts.secret ?? randomBytes(24).toString("base64url");
   const settingsSecret = opts.settingsSecret ?? randomBytes(24).toString("base64url");
   logger.protect(secret);

@@ -42,7 +42,7 @@ function fakeElectronLog() {
 const SECRET = "Yw3-Fr8q.Jn2Ks-Dc5m";
 
 describe("fileLogger (electron-log)", () => {
-  test("one file in the logs folder, rotated by size; levels below the chosen one are not written; lines are redacted, one per record", () => {
+  test("one file in the logs folder, rotated by size; lower levels are not written; lines are redacted, one per record", () => {
     const { log, calls } = fakeElectronLog();
     const { logger, file } = fileLogger(log, { logsDir: join("logs-root", "Progress Desk"), level: "info" });
     assert.equal(file, join("logs-root", "Progress Desk", LOG_FILE_NAME));
@@ -82,7 +82,8 @@ describe("fileLogger (electron-log)", () => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const p = join(dir, entry.name);
         if (entry.isDirectory()) walk(p);
-        else if (/\.(ts|svelte)$/.test(entry.name) && /from\s+["']electron-log/.test(readFileSync(p, "utf8"))) importers.push(relative(root, p));
+        else if (!/\.(ts|svelte)$/.test(entry.name)) continue;
+        else if (/from\s+["']electron-log/.test(readFileSync(p, "utf8"))) importers.push(relative(root, p));
       }
     };
     for (const top of ["main", "preload", "renderer"]) walk(join(root, top));

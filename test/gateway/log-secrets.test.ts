@@ -50,7 +50,8 @@ type Run = { child: ChildProcess; out: () => string; err: () => string; exit: Pr
 
 /** Runs the bin with the token on standard input (never in the process list). */
 function run(args: string[], env: NodeJS.ProcessEnv): Run {
-  const child = spawn(process.execPath, [bin, ...args, "--verbose", "--url", gw.url, "--token-file", "-"], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const argv = [bin, ...args, "--verbose", "--url", gw.url, "--token-file", "-"];
+  const child = spawn(process.execPath, argv, { env, stdio: ["pipe", "pipe", "pipe"] });
   child.stdin!.end(`${TOKEN}\n`);
   let out = "";
   let err = "";
@@ -147,7 +148,8 @@ describe("no secret in the log", () => {
           if (msg.id === 1) resolve(msg);
         }),
       );
-      ws.send(JSON.stringify({ id: 1, method: "saveGateway", args: [{ label: "Work", color: "#ff9f0a", url: "ws://127.0.0.1:9", token: SAVED_TOKEN }] }));
+      const gateway = { label: "Work", color: "#ff9f0a", url: "ws://127.0.0.1:9", token: SAVED_TOKEN };
+      ws.send(JSON.stringify({ id: 1, method: "saveGateway", args: [gateway] }));
       assert.equal((await reply).ok, true);
       ws.close();
       const key = await agent.createSession();

@@ -95,6 +95,7 @@ describe("logger", () => {
   });
 
   test("formatRecord: one line, level padded, fields as key=value", () => {
-    assert.equal(formatRecord({ time: 0, level: "warn", message: "m", fields: { a: 1, b: "x y", c: undefined } }), '00:00:00.000Z warn  m a=1 b="x y"');
+    const record = { time: 0, level: "warn", message: "m", fields: { a: 1, b: "x y", c: undefined } } as const;
+    assert.equal(formatRecord(record), '00:00:00.000Z warn  m a=1 b="x y"');
   });
 });

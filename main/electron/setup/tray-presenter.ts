@@ -55,8 +55,9 @@ export async function showLogs(folder: string, openPath: (path: string) => Promi
 export function setupTrayPresenter(ctx: TrayPresenterContext): TrayPresenter {
   const tracker = ctx.attention.tracker;
   const { logFolder, openPath } = ctx;
+  const log = ctx.logger ?? fallbackLogger();
   const actions: TrayActions =
-    logFolder && openPath ? { ...ctx.actions, showLogs: () => void showLogs(logFolder, openPath, ctx.logger ?? fallbackLogger()) } : ctx.actions;
+    logFolder && openPath ? { ...ctx.actions, showLogs: () => void showLogs(logFolder, openPath, log) } : ctx.actions;
   const tray = new TrayController({
     createTray: ctx.createTray,
     buildMenu: ctx.buildMenu,

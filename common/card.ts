@@ -1,4 +1,5 @@
 // Validating cards from the wire (C1, C5) and deriving what they mean (R1, R6, R7).
+import { DeskError, ERROR_CODES, failure, isDeskError, ok, type Result } from "./errors.ts";
 import { stripInvisible } from "./strip.ts";
 import type { CardDerived, ProgressCard, RunOutcome, SessionInfo, Step, StepStatus } from "./model.ts";
 
@@ -9,62 +10,71 @@ export const MAX_STEP_BYTES = 512;
 
 const STATUSES: ReadonlySet<string> = new Set<StepStatus>(["pending", "in_progress", "completed"]);
 
-export class MalformedCardError extends Error {
-  readonly code = "MALFORMED_CARD";
-}
+/** A card that breaks the card rules: a DeskError with code MALFORMED_CARD. */
+const malformed = (message: string): DeskError => new DeskError(ERROR_CODES.malformedCard, message);
 
 function bytes(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
+/** parseCard with a malformed card as a value (C5: an error state, never a crash); bugs still throw. */
+export function readCard(value: unknown): Result<ProgressCard | null> {
+  try {
+    return ok(parseCard(value));
+  } catch (e) {
+    if (isDeskError(e, ERROR_CODES.malformedCard)) return failure(e);
+    throw e;
+  }
+}
+
 /**
  * Turns the `card` field of a `progressCard.get`/`put` reply into a card, or null when
- * there is none (C3). Anything malformed or oversized throws MalformedCardError with a
+ * there is none (C3). Anything malformed or oversized throws a MALFORMED_CARD DeskError with a
  * message a person can act on; it never yields a half-valid card.
  */
 export function parseCard(value: unknown): ProgressCard | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== "object" || Array.isArray(value)) throw new MalformedCardError("card is not an object");
+  if (typeof value !== "object" || Array.isArray(value)) throw malformed("card is not an object");
   const raw = value as Record<string, unknown>;
   if (typeof raw.sessionKey !== "string" || raw.sessionKey === "") {
-    throw new MalformedCardError("card has no sessionKey");
+    throw malformed("card has no sessionKey");
   }
   if (!Number.isSafeInteger(raw.revision) || (raw.revision as number) < 1) {
-    throw new MalformedCardError(`card revision ${JSON.stringify(raw.revision)} is not an integer ≥ 1`);
+    throw malformed(`card revision ${JSON.stringify(raw.revision)} is not an integer ≥ 1`);
   }
   if (typeof raw.updatedAt !== "number" || !Number.isFinite(raw.updatedAt)) {
-    throw new MalformedCardError("card updatedAt is not a time");
+    throw malformed("card updatedAt is not a time");
   }
   let markdown: string | null = null;
   if (raw.markdown !== undefined && raw.markdown !== null) {
-    if (typeof raw.markdown !== "string") throw new MalformedCardError("card markdown is not text");
+    if (typeof raw.markdown !== "string") throw malformed("card markdown is not text");
     if (bytes(raw.markdown) > MAX_NOTE_BYTES) {
-      throw new MalformedCardError(`card note is ${bytes(raw.markdown)} bytes, over the ${MAX_NOTE_BYTES}-byte limit`);
+      throw malformed(`card note is ${bytes(raw.markdown)} bytes, over the ${MAX_NOTE_BYTES}-byte limit`);
     }
     markdown = stripInvisible(raw.markdown);
   }
   const steps: Step[] = [];
   if (raw.steps !== undefined && raw.steps !== null) {
-    if (!Array.isArray(raw.steps)) throw new MalformedCardError("card steps is not a list");
+    if (!Array.isArray(raw.steps)) throw malformed("card steps is not a list");
     if (raw.steps.length > MAX_STEPS) {
-      throw new MalformedCardError(`card has ${raw.steps.length} steps, over the ${MAX_STEPS}-step limit`);
+      throw malformed(`card has ${raw.steps.length} steps, over the ${MAX_STEPS}-step limit`);
     }
     let inProgress = 0;
     for (const [i, s] of raw.steps.entries()) {
       const item = s as Record<string, unknown> | null;
       if (!item || typeof item !== "object" || typeof item.step !== "string" || typeof item.status !== "string") {
-        throw new MalformedCardError(`card step ${i + 1} is not {step, status}`);
+        throw malformed(`card step ${i + 1} is not {step, status}`);
       }
-      if (!STATUSES.has(item.status)) throw new MalformedCardError(`card step ${i + 1} has unknown status "${item.status}"`);
+      if (!STATUSES.has(item.status)) throw malformed(`card step ${i + 1} has unknown status "${item.status}"`);
       if (bytes(item.step) > MAX_STEP_BYTES) {
-        throw new MalformedCardError(`card step ${i + 1} is over the ${MAX_STEP_BYTES}-byte limit`);
+        throw malformed(`card step ${i + 1} is over the ${MAX_STEP_BYTES}-byte limit`);
       }
       const text = stripInvisible(item.step);
-      if (text.trim() === "") throw new MalformedCardError(`card step ${i + 1} has no text`);
+      if (text.trim() === "") throw malformed(`card step ${i + 1} has no text`);
       if (item.status === "in_progress") inProgress += 1;
       steps.push({ step: text, status: item.status as StepStatus });
     }
-    if (inProgress > 1) throw new MalformedCardError("card has more than one in_progress step");
+    if (inProgress > 1) throw malformed("card has more than one in_progress step");
   }
   // C3: no steps and no readable note is no card.
   if (steps.length === 0 && (markdown === null || markdown.trim() === "")) return null;

@@ -9,6 +9,7 @@ import Type, { type Static, type TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { CredentialStorage } from "./credential-storage.ts";
 import type { ActivityMode, DeskChange, DeskSnapshot, DismissResult, RefreshState } from "./model.ts";
+import { DeskError, ERROR_CODES } from "./errors.ts";
 import { SettingsPatchSchema, SettingsSchema } from "./settings-schema.ts";
 import type { GatewaySettingsView, Milestone, Settings, SettingsPatch } from "./settings-schema.ts";
 import { CHANNEL_PREFIX, channelFor, DESK_METHODS, EVENT_CHANNEL, isSafeExternalUrl, type DeskMethod } from "./verbs.ts";
@@ -32,6 +33,9 @@ export type CardRef = Static<typeof CardRefSchema>;
 
 export const PageSchema = Type.Union([Type.Literal("popover"), Type.Literal("dashboard"), Type.Literal("settings")]);
 export type Page = Static<typeof PageSchema>;
+
+/** Diagnostics for a bug report, secrets redacted; `copied` when the app put them on the clipboard itself. */
+export type DiagnosticsCopy = { text: string; copied: boolean };
 
 const gatewayId = Type.String({ maxLength: 200 });
 const secretText = (field: string) => Type.Optional(Type.String({ maxLength: 4096, refusal: `saveGateway: ${field} must be text` }));
@@ -99,6 +103,8 @@ export const DESK_VERBS = {
     result: Type.Void(),
     usage: "openPage(popover | dashboard | settings, card?)",
   }),
+  /** Settings only: versions, connection states and the last log lines, redacted (the app copies them where it can). */
+  copyDiagnostics: verb({ args: [], result: made<DiagnosticsCopy>(), usage: "copyDiagnostics()" }),
 } satisfies { [M in DeskMethod]: AnyVerb };
 
 type Verbs = typeof DESK_VERBS;
@@ -128,14 +134,8 @@ export type DeskEvent = { type: "change"; change: DeskChange } | { type: "settin
 
 // ——— validation: main and the host check every message against the contract ———
 
-export class ContractError extends Error {
-  readonly code = "BAD_REQUEST";
-}
-
-/** A verb the calling page may not use (it is well-formed, but not this page's to ask). */
-export class ForbiddenError extends Error {
-  readonly code = "FORBIDDEN";
-}
+/** A message that breaks the contract: a DeskError with code BAD_REQUEST. */
+const badRequest = (message: string): DeskError => new DeskError(ERROR_CODES.badRequest, message);
 
 // mutation-scope:start (scripts/mutation.ts mutates only the checks between these markers)
 // ——— who may ask: the verbs that reach beyond the app are the Settings page's alone ———
@@ -144,7 +144,7 @@ export class ForbiddenError extends Error {
 // rendered something hostile must not be able to do it.
 
 /** Verbs only the Settings page may call. */
-export const SETTINGS_ONLY_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod>(["saveGateway", "removeGateway"]);
+export const SETTINGS_ONLY_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod>(["saveGateway", "removeGateway", "copyDiagnostics"]);
 /** Settings only the Settings page may change (updateSettings patches that name them are refused elsewhere). */
 export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyof SettingsPatch>(["launchAtLogin", "popoverShortcut"]);
 
@@ -185,10 +185,10 @@ function refusalFor(schema: TSchema, value: unknown, usage: string): string {
   return message;
 }
 
-/** Checks a verb's arguments against its schemas; returns them (unknown fields dropped) or throws ContractError. */
+/** Checks a verb's arguments against its schemas; returns them (unknown fields dropped) or throws a BAD_REQUEST DeskError. */
 export function validateArgs(method: string, args: unknown): unknown[] {
-  if (!Object.hasOwn(DESK_VERBS, method)) throw new ContractError(`unknown method ${JSON.stringify(method)}`);
-  if (!Array.isArray(args) || args.length > 3) throw new ContractError("arguments must be a short list");
+  if (!Object.hasOwn(DESK_VERBS, method)) throw badRequest(`unknown method ${JSON.stringify(method)}`);
+  if (!Array.isArray(args) || args.length > 3) throw badRequest("arguments must be a short list");
   const spec: AnyVerb = DESK_VERBS[method as DeskMethod];
   const required = spec.args;
   const optional = spec.optionalArgs ?? [];
@@ -196,14 +196,14 @@ export function validateArgs(method: string, args: unknown): unknown[] {
   let given = args.length;
   while (given > required.length && args[given - 1] === undefined) given -= 1;
   if (given > required.length + optional.length) {
-    throw new ContractError(required.length + optional.length === 0 ? `${method} takes no arguments` : spec.usage);
+    throw badRequest(required.length + optional.length === 0 ? `${method} takes no arguments` : spec.usage);
   }
-  if (given < required.length) throw new ContractError(spec.usage);
+  if (given < required.length) throw badRequest(spec.usage);
   const schemas = [...required, ...optional].slice(0, given);
   const refusals = schemas.flatMap((schema, i) => (Value.Check(schema, args[i]) ? [] : [refusalFor(schema, args[i], spec.usage)]));
   // The usage line, when it applies, says the most: it shows the whole call.
   const [firstRefusal] = refusals;
-  if (firstRefusal !== undefined) throw new ContractError(refusals.find((r) => r === spec.usage) ?? firstRefusal);
+  if (firstRefusal !== undefined) throw badRequest(refusals.find((r) => r === spec.usage) ?? firstRefusal);
   return schemas.map((schema, i) => Value.Clean(schema, Value.Clone(args[i])));
 }
 // mutation-scope:end

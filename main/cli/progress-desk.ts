@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { appVersion } from "../core/version.ts";
 import { runHost } from "./host.ts";
-import { checkSecretFlags, readBoundedStream, resolveSecrets, SecretArgError, secretFlagWarnings, type SecretFlags } from "./secret-args.ts";
+import { checkSecretFlags, readBoundedStream, resolveSecrets, secretFlagWarnings, type SecretFlags } from "./secret-args.ts";
 import { EXIT, runWatch } from "./watch.ts";
 
 const USAGE = `Usage: progress-desk <command> [options]
@@ -29,6 +29,7 @@ host options:
   --url, --token-file, --password-file (and --token, --password) as for watch
                             (used for this run instead of Settings).
 
+  --verbose                 Debug lines on stderr (watch and host); secrets are masked.
   --help, --version
 
 Exit status: 0 stopped, 2 usage, 3 auth failed, 4 pairing required, 5 Gateway update required.
@@ -43,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         json: { type: "boolean", default: false },
+        verbose: { type: "boolean", default: false },
         url: { type: "string" },
         token: { type: "string" },
         "token-file": { type: "string" },
@@ -84,11 +86,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write("progress-desk: host takes no setup code; pair with `progress-desk watch --setup-code-file` first\n");
     return EXIT.usage;
   }
-  try {
-    checkSecretFlags(secretFlags);
-  } catch (err) {
-    if (!(err instanceof SecretArgError)) throw err;
-    process.stderr.write(`progress-desk: ${err.message}\n`);
+  const checked = checkSecretFlags(secretFlags);
+  if (!checked.ok) {
+    process.stderr.write(`progress-desk: ${checked.error.message}\n`);
     return EXIT.usage;
   }
   if (values.url && !/^wss?:\/\//.test(values.url)) {
@@ -96,19 +96,17 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   for (const warning of secretFlagWarnings(secretFlags)) process.stderr.write(`progress-desk: ${warning}\n`);
-  let secrets;
-  try {
-    secrets = await resolveSecrets(secretFlags, {
-      readStdin: () => {
-        if (process.stdin.isTTY) process.stderr.write("progress-desk: reading the secret from standard input; end it with Ctrl-D\n");
-        return readBoundedStream(process.stdin);
-      },
-    });
-  } catch (err) {
-    if (!(err instanceof SecretArgError)) throw err;
-    process.stderr.write(`progress-desk: ${err.message}\n`);
+  const resolved = await resolveSecrets(secretFlags, {
+    readStdin: () => {
+      if (process.stdin.isTTY) process.stderr.write("progress-desk: reading the secret from standard input; end it with Ctrl-D\n");
+      return readBoundedStream(process.stdin);
+    },
+  });
+  if (!resolved.ok) {
+    process.stderr.write(`progress-desk: ${resolved.error.message}\n`);
     return EXIT.usage;
   }
+  const secrets = resolved.value;
   const stopSignal = new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
@@ -122,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
     return runHost(
       {
         port,
+        verbose: values.verbose ?? false,
         ...(values.url ? { url: values.url } : {}),
         ...(secrets.token ? { token: secrets.token } : {}),
         ...(secrets.password ? { password: secrets.password } : {}),
@@ -132,6 +131,7 @@ async function main(argv: string[]): Promise<number> {
   return runWatch(
     {
       json: values.json ?? false,
+      verbose: values.verbose ?? false,
       ...(values.url ? { url: values.url } : {}),
       ...(secrets.token ? { token: secrets.token } : {}),
       ...(secrets.password ? { password: secrets.password } : {}),

@@ -3,6 +3,7 @@
 // environment do not. This module turns the flags into the secrets, refusing ambiguous or
 // unreadable input with a usage error; the caller prints warnings and errors.
 import { open } from "node:fs/promises";
+import { DeskError, ERROR_CODES, failure, ok, type Result } from "../../common/errors.ts";
 
 /** A secret read from a file is one line of at most this many bytes. */
 const MAX_SECRET_BYTES = 16 * 1024;
@@ -14,8 +15,8 @@ export type SecretFlags = Partial<Record<SecretKind | `${SecretKind}-file`, stri
 
 export type Secrets = { token?: string; password?: string; setupCode?: string };
 
-/** Wrong or unreadable input: the command exits with the usage status, saying why. */
-export class SecretArgError extends Error {}
+/** Wrong or unreadable input is an expected failure: a USAGE DeskError, returned; the command exits with the usage status, saying why. */
+const usage = (message: string): Result<never> => failure(new DeskError(ERROR_CODES.usage, message));
 
 export type SecretSources = {
   /** Reads all of standard input (for `-`). */
@@ -34,21 +35,22 @@ const ENV_HINT: Record<SecretKind, string> = {
  * Checks the flags for conflicts, without reading anything: a value and a file for the same
  * secret, a token and a password, or two secrets both from standard input.
  */
-export function checkSecretFlags(flags: SecretFlags): void {
+export function checkSecretFlags(flags: SecretFlags): Result<void> {
   for (const kind of KINDS) {
     if (flags[kind] !== undefined && flags[`${kind}-file`] !== undefined) {
-      throw new SecretArgError(`give --${kind} or --${kind}-file, not both`);
+      return usage(`give --${kind} or --${kind}-file, not both`);
     }
   }
   const hasToken = flags.token !== undefined || flags["token-file"] !== undefined;
   const hasPassword = flags.password !== undefined || flags["password-file"] !== undefined;
-  if (hasToken && hasPassword) throw new SecretArgError("give a token or a password, not both");
+  if (hasToken && hasPassword) return usage("give a token or a password, not both");
   const fromStdin = KINDS.filter((k) => flags[`${k}-file`] === "-");
-  if (fromStdin.length > 1) throw new SecretArgError(`only one secret can come from standard input (${fromStdin.map((k) => `--${k}-file -`).join(", ")})`);
+  if (fromStdin.length > 1) return usage(`only one secret can come from standard input (${fromStdin.map((k) => `--${k}-file -`).join(", ")})`);
   for (const kind of KINDS) {
-    if (flags[kind] === "") throw new SecretArgError(`--${kind} is empty`);
-    if (flags[`${kind}-file`] === "") throw new SecretArgError(`--${kind}-file needs a file name, or - for standard input`);
+    if (flags[kind] === "") return usage(`--${kind} is empty`);
+    if (flags[`${kind}-file`] === "") return usage(`--${kind}-file needs a file name, or - for standard input`);
   }
+  return ok(undefined);
 }
 
 /** One warning line per secret given as a plain value: it is visible in the process list. */
@@ -58,39 +60,40 @@ export function secretFlagWarnings(flags: SecretFlags): string[] {
   );
 }
 
-/** The secrets the flags name, with files and standard input read. Throws SecretArgError. */
-export async function resolveSecrets(flags: SecretFlags, sources: SecretSources): Promise<Secrets> {
-  checkSecretFlags(flags);
-  const value = async (kind: SecretKind): Promise<string | undefined> => {
-    const path = flags[`${kind}-file`];
-    if (path === undefined) return flags[kind];
-    return readSecret(`--${kind}-file`, path, sources);
-  };
+/** The secrets the flags name, with files and standard input read; a USAGE failure says what is wrong. */
+export async function resolveSecrets(flags: SecretFlags, sources: SecretSources): Promise<Result<Secrets>> {
+  const checked = checkSecretFlags(flags);
+  if (!checked.ok) return checked;
   const out: Secrets = {};
-  const token = await value("token");
-  const password = await value("password");
-  const setupCode = await value("setup-code");
-  if (token !== undefined) out.token = token;
-  if (password !== undefined) out.password = password;
-  if (setupCode !== undefined) out.setupCode = setupCode;
-  return out;
+  const field = { token: "token", password: "password", "setup-code": "setupCode" } as const;
+  for (const kind of KINDS) {
+    const path = flags[`${kind}-file`];
+    if (path === undefined) {
+      if (flags[kind] !== undefined) out[field[kind]] = flags[kind];
+      continue;
+    }
+    const read = await readSecret(`--${kind}-file`, path, sources);
+    if (!read.ok) return read;
+    out[field[kind]] = read.value;
+  }
+  return ok(out);
 }
 
-async function readSecret(flag: string, path: string, sources: SecretSources): Promise<string> {
+async function readSecret(flag: string, path: string, sources: SecretSources): Promise<Result<string>> {
   const where = path === "-" ? "standard input" : `"${path}"`;
   let bytes: Buffer;
   try {
     bytes = path === "-" ? await sources.readStdin() : await (sources.readFile ?? readBoundedFile)(path);
   } catch (err) {
-    throw new SecretArgError(`${flag}: cannot read ${where}: ${describeReadError(err)}`);
+    return usage(`${flag}: cannot read ${where}: ${describeReadError(err)}`);
   }
-  if (bytes.length > MAX_SECRET_BYTES) throw new SecretArgError(`${flag}: ${where} is longer than ${MAX_SECRET_BYTES} bytes; it should hold just the secret`);
+  if (bytes.length > MAX_SECRET_BYTES) return usage(`${flag}: ${where} is longer than ${MAX_SECRET_BYTES} bytes; it should hold just the secret`);
   // One line: the usual trailing newline (or CRLF) is not part of the secret.
   const text = bytes.toString("utf8").replace(/(?:\r?\n)+$/, "");
-  if (text.trim() === "") throw new SecretArgError(`${flag}: ${where} is empty`);
+  if (text.trim() === "") return usage(`${flag}: ${where} is empty`);
   // Never quote the content: it may be the secret.
-  if (/[\r\n]/.test(text)) throw new SecretArgError(`${flag}: ${where} holds more than one line; it should hold just the secret`);
-  return text;
+  if (/[\r\n]/.test(text)) return usage(`${flag}: ${where} holds more than one line; it should hold just the secret`);
+  return ok(text);
 }
 
 function describeReadError(err: unknown): string {
@@ -112,7 +115,7 @@ function describeReadError(err: unknown): string {
 async function readBoundedFile(path: string): Promise<Buffer> {
   const handle = await open(path, "r");
   try {
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    if ((await handle.stat()).isDirectory()) throw new DeskError("EISDIR", "is a directory");
     const chunks: Buffer[] = [];
     let total = 0;
     while (total <= MAX_SECRET_BYTES) {

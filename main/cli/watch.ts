@@ -6,6 +6,7 @@ import { discoverGateway, discoveredGateway } from "../core/discovery.ts";
 import type { ConnectionState, DeskChange } from "../../common/model.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";
 import { vaultNotice } from "./vault-notice.ts";
+import { stderrLogger } from "./stderr-log.ts";
 import { appVersion } from "../core/version.ts";
 import { CLEAR_PROGRESS, progressSequence, terminalSupportsProgress } from "./osc-progress.ts";
 import { activityLine, activitySignature, cardLine, cardSignature, connectionLine, focusedCard, plainCardLine, plainConnectionLine, statusBlock } from "./watch-format.ts";
@@ -17,6 +18,8 @@ export type WatchOptions = {
   token?: string;
   password?: string;
   setupCode?: string;
+  /** Debug lines on stderr. */
+  verbose?: boolean;
 };
 
 export type WatchIO = {
@@ -34,6 +37,8 @@ const TERMINAL_STATES = new Set(["auth_failed", "pairing_required", "update_requ
 const TTY_MIN_INTERVAL_MS = 100; // at most 10 redraws a second
 
 export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number> {
+  const logger = stderrLogger(io.stderr, opts.verbose ?? false);
+  for (const secret of [opts.token, opts.password, opts.setupCode]) logger.protect(secret);
   const discovered = discoverGateway({
     env: io.env,
     explicit: {
@@ -44,15 +49,17 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
     },
   });
   for (const note of discovered.notes) io.stderr.write(`progress-desk: ${note}\n`);
+  for (const secret of [discovered.token, discovered.password, discovered.bootstrapToken]) logger.protect(secret);
+  logger.debug("watch", { version: appVersion(), url: discovered.url, json: opts.json });
   const gateway: GatewayConfig = discoveredGateway(discovered);
 
   const credentialsFile = join(dataHome(io.env), "credentials.json");
-  const vault = await CredentialVault.open(fileStorage(credentialsFile));
+  const vault = await CredentialVault.open(fileStorage(credentialsFile), logger);
   const notice = vaultNotice(vault, credentialsFile);
   if (notice) io.stderr.write(notice);
   // The app's card history continues here, read only: `watch` may run beside the app and must not overwrite its file.
   const history = openHistoryFile(historyPath(dataHome(io.env)), { write: false, warn: (m) => io.stderr.write(`progress-desk: ${m}\n`) });
-  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), history });
+  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), history, logger });
   const tty = !opts.json && Boolean(io.stdout.isTTY);
   const osc = tty && terminalSupportsProgress(io.env);
   const signatures = new Map<string, string>();

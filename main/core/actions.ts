@@ -4,6 +4,7 @@ import { parseCard } from "../../common/card.ts";
 import type { CardStore } from "./card-store.ts";
 import { errorFacts } from "./connection-state.ts";
 import { CONFIRM_CLEAR_QUESTION, type CardEntry, type DismissResult, type RefreshState } from "../../common/model.ts";
+import { DeskError, ERROR_CODES, failure, ok, type Result } from "../../common/errors.ts";
 
 export { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 export const DEFAULT_REFRESH_TIMEOUT_MS = 120_000;
@@ -15,18 +16,11 @@ export type ActionTransport = {
 };
 
 
-export class ActionError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
-function target(store: CardStore, entry: CardEntry): { sessionKey: string; agentId?: string } {
+/** Where a card's writes go, or UPDATE_REQUIRED when this Gateway cannot address it. */
+function target(store: CardStore, entry: CardEntry): Result<{ sessionKey: string; agentId?: string }> {
   const t = store.readTarget(entry);
-  if (!t) throw new ActionError("UPDATE_REQUIRED", "This Gateway cannot address this card (progress-card-agent-scope-v1 missing): update OpenClaw.");
-  return t;
+  if (!t) return failure(new DeskError(ERROR_CODES.updateRequired, "This Gateway cannot address this card (progress-card-agent-scope-v1 missing): update OpenClaw."));
+  return ok(t);
 }
 
 /**
@@ -43,8 +37,10 @@ export async function dismissCard(
   const shown = entry.card;
   if (!shown) return { outcome: "gone" };
   if (shown.revision > opts.revision) return { outcome: "newer", card: shown };
+  const addressed = target(store, entry);
+  if (!addressed.ok) return { outcome: "error", code: addressed.error.code, message: addressed.error.message };
+  const t = addressed.value;
   try {
-    const t = target(store, entry);
     if (entry.derived?.state === "complete") {
       const reply = await transport.request<{ card?: unknown }>("progressCard.put", { ...t, expectedRevision: opts.revision });
       if (reply?.card == null) {
@@ -103,12 +99,9 @@ export async function refreshCard(
   if (!transport.hasMethod("progressCard.refresh")) {
     return fail("UPDATE_REQUIRED", "This Gateway cannot refresh progress cards; update OpenClaw on the Gateway host.", true);
   }
-  let t: { sessionKey: string; agentId?: string };
-  try {
-    t = target(store, entry);
-  } catch (err) {
-    return fail((err as ActionError).code, (err as Error).message, true);
-  }
+  const addressed = target(store, entry);
+  if (!addressed.ok) return fail(addressed.error.code, addressed.error.message, true);
+  const t = addressed.value;
   const baselineGuess = entry.card?.revision ?? 0;
   store.setRefresh(entry.sessionKey, entry.agentId, { status: "pending", key, baseline: baselineGuess, startedAt: now() });
   try {

@@ -2,6 +2,7 @@
 // shows the card of `props.sessionKey`, else of the board's own session. Boards are read
 // on connect (`sessions.list {hasBoard}` then `board.get` each) and again on
 // `board.changed`; the cards themselves come from the card store like any other.
+import { fallbackLogger, type Logger } from "./logger.ts";
 import { errorFacts } from "./connection-state.ts";
 import type { BoardPin, BoardsState } from "../../common/model.ts";
 
@@ -45,7 +46,10 @@ export class BoardStore {
   private supported: boolean | null = null;
   private connected = false;
 
-  constructor(opts: { transport: BoardTransport; emit: (state: BoardsState) => void; follow: (sessionKey: string) => void }) {
+  private readonly log: Logger;
+
+  constructor(opts: { transport: BoardTransport; emit: (state: BoardsState) => void; follow: (sessionKey: string) => void; logger?: Logger }) {
+    this.log = opts.logger ?? fallbackLogger();
     this.transport = opts.transport;
     this.emit = opts.emit;
     this.follow = opts.follow;
@@ -76,7 +80,7 @@ export class BoardStore {
         offset = list.nextOffset;
       }
     } catch (err) {
-      if (this.connected) process.emitWarning(`Progress Desk: listing boards failed: ${errorFacts(err).message}`);
+      if (this.connected) this.log.warn("listing boards failed", { error: errorFacts(err).message });
     }
     for (const known of this.boards.keys()) keys.add(known);
     await Promise.all([...keys].map((k) => this.read(k)));

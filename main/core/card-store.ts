@@ -5,13 +5,14 @@
 // gets its hints coalesced per session in the queue, never one read (and one UI change) each.
 // The roster (every listed session, paged) is read once per connection outside that budget:
 // it is bounded by the session cap, not by events, and a start-up must not wait on a rate.
-import { deriveCard, MalformedCardError, parseCard, sameDerived } from "../../common/card.ts";
+import { deriveCard, readCard, sameDerived } from "../../common/card.ts";
 import { errorFacts } from "./connection-state.ts";
 import { listRosterPages, type RosterListing } from "./roster-pages.ts";
 import { TokenBucket } from "./token-bucket.ts";
 import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "../../common/sessions.ts";
 import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "../../common/model.ts";
 import { slotKey } from "../../common/keys.ts";
+import { fallbackLogger, type Logger } from "./logger.ts";
 
 export const AGENT_SCOPE_CAPABILITY = "progress-card-agent-scope-v1";
 
@@ -48,6 +49,7 @@ export type CardStoreOptions = {
   onCardsKnown?: (info: CardsKnown) => void;
   /** Runs `fn` after `ms` and returns its cancel (default: setTimeout); tests pass a manual one. */
   schedule?: (fn: () => void, ms: number) => () => void;
+  logger?: Logger;
 };
 
 export type CardsKnown = {
@@ -152,7 +154,9 @@ export class CardStore {
     return Math.max(1, this.opts.maxConcurrentReads ?? DEFAULT_MAX_READS_IN_FLIGHT);
   }
 
+  private readonly log: Logger;
   constructor(opts: CardStoreOptions) {
+    this.log = opts.logger ?? fallbackLogger();
     this.opts = opts;
     const rate = Math.max(1, opts.maxReadsPerSecond ?? DEFAULT_MAX_READS_PER_SECOND);
     this.readBudget = new TokenBucket(rate, rate, this.monotonicNow());
@@ -313,7 +317,7 @@ export class CardStore {
     if (!current()) return;
     if (pages === 0 || unsaid > 0) this.emitSessions();
     // Without a roster cards still load (titles fall back to keys); the next reconnect retries.
-    if (listing.error) process.emitWarning(`Progress Desk: reading the session list failed: ${listing.error}`);
+    if (listing.error) this.log.warn("reading the session list failed", { error: listing.error });
     if (round) {
       // Followed sessions the list did not name (tracked keys, hinted sessions): within the budget.
       for (const slot of [...this.slots.values()]) ask(slot, false);
@@ -468,7 +472,7 @@ export class CardStore {
     if (this.slots.size < max) return true;
     if (this.droppedHints === 0) {
       const gateway = this.opts.gatewayId;
-      process.emitWarning(`Progress Desk: ${gateway} named more than ${max} sessions; change hints for further sessions are ignored.`);
+      this.log.warn(`${gateway} named more than ${max} sessions; change hints for further sessions are ignored.`);
     }
     this.droppedHints += 1;
     return false;
@@ -574,17 +578,16 @@ export class CardStore {
   }
 
   private applyRead(slot: Slot, value: unknown, epoch: number): void {
-    let card: ProgressCard | null;
-    try {
-      card = parseCard(value);
-    } catch (err) {
+    const read = readCard(value);
+    if (!read.ok) {
       // C5: a malformed card is an error state for this card, never a crash.
-      slot.error = { code: "MALFORMED_CARD", message: err instanceof MalformedCardError ? err.message : String(err) };
+      slot.error = { code: read.error.code, message: read.error.message };
       slot.freshness = "live";
       slot.hidden = false;
       this.emitSlot(slot);
       return;
     }
+    const card = read.value;
     // A write reply (or our own confirmed clear) that landed while this read was in flight
     // is newer than what the read saw, unless the read shows a newer revision still: never
     // go back (C4), never bring a cleared card back for a moment; read again instead.
@@ -601,6 +604,7 @@ export class CardStore {
     slot.freshness = "live";
     slot.confirmedAt = this.now();
     this.setCard(slot, card, true);
+    this.log.debug("card read", { sessionKey: slot.sessionKey, agentId: slot.agentId, revision: card?.revision ?? null });
     this.emitSlot(slot);
     // Hints that came during this read named revisions it already returned: no read is owed.
     // (A reset or clear restarting revisions always sends a null hint first, which is never skipped.)
@@ -679,13 +683,8 @@ export class CardStore {
   /** Applies a card that a write returned (never a regression, never a bare null). */
   applyWriteReply(sessionKey: string, agentId: string | null, value: unknown): ProgressCard | null {
     const slot = this.slotFor(sessionKey, agentId);
-    let card: ProgressCard | null;
-    try {
-      card = parseCard(value);
-    } catch {
-      this.requestRead(slot);
-      return null;
-    }
+    const read = readCard(value);
+    const card = read.ok ? read.value : null;
     if (card === null) {
       this.requestRead(slot);
       return null;

@@ -14,9 +14,11 @@ import {
   terminalState,
   type ErrorFacts,
 } from "./connection-state.ts";
+import { DeskError, ERROR_CODES } from "../../common/errors.ts";
 import { publicKeyRawBase64UrlFromPem, signDevicePayload, type DeviceIdentity } from "./identity.ts";
 import type { ConnectionState } from "../../common/model.ts";
 import type { CredentialVault } from "./vault.ts";
+import { silentLogger, type Logger } from "./logger.ts";
 
 export type EventFrame = { event: string; payload?: unknown; seq?: number };
 export type Hello = {
@@ -52,6 +54,8 @@ export type ConnectionOptions = {
   schedule?: (fn: () => void, ms: number) => () => void;
   createClient?: ClientFactory;
   requestTimeoutMs?: number;
+  /** Debug lines: states, the hello, connect errors (default: none). */
+  logger?: Logger;
   /** Called for every state change, in order. */
   onState: (state: ConnectionState) => void;
   /** A usable connection: the caller (re)subscribes and re-reads. */
@@ -83,8 +87,11 @@ export class GatewayConnection {
   /** Every socket attempt made, for tests and diagnostics (no reconnect storms). */
   attempts = 0;
 
+  private readonly log: Logger;
+
   constructor(opts: ConnectionOptions) {
     this.opts = opts;
+    this.log = opts.logger ?? silentLogger;
     this._state = { state: "connecting", attempt: 0, advice: `Connecting to ${opts.url}…` };
   }
 
@@ -140,7 +147,7 @@ export class GatewayConnection {
 
   request<T>(method: string, params: unknown, opts?: { timeoutMs?: number | null }): Promise<T> {
     if (!this.client || this._state.state !== "connected") {
-      return Promise.reject(Object.assign(new Error(`not connected to ${this.opts.url}`), { code: "NOT_CONNECTED" }));
+      return Promise.reject(new DeskError(ERROR_CODES.notConnected, `not connected to ${this.opts.url}`));
     }
     return this.client.request<T>(method, params, opts);
   }
@@ -183,12 +190,16 @@ export class GatewayConnection {
           const stored = vault.get(this.deviceTokenKey(deviceId, role));
           if (!stored) return null;
           try {
-            return JSON.parse(stored) as { token?: string; scopes?: string[] };
+            const saved = JSON.parse(stored) as { token?: string; scopes?: string[] };
+            this.log.protect(saved.token);
+            return saved;
           } catch {
             return null;
           }
         },
         storeDeviceAuthToken: ({ deviceId, role, token, scopes }) => {
+          this.log.protect(token);
+          this.log.debug("device token issued", { role, scopes });
           vault.set(this.deviceTokenKey(deviceId, role), JSON.stringify({ token, scopes }));
         },
         clearDeviceAuthToken: ({ deviceId, role }) => vault.delete(this.deviceTokenKey(deviceId, role)),
@@ -206,7 +217,9 @@ export class GatewayConnection {
         if (this.client === client) this.opts.onGap();
       },
       onConnectError: (err) => {
-        if (this.client === client) this.lastError = errorFacts(err);
+        if (this.client !== client) return;
+        this.lastError = errorFacts(err);
+        this.log.debug("connect failed", { facts: this.lastError });
       },
       onReconnectPaused: (info) => {
         if (this.client === client) this.handlePaused(info.detailCode);
@@ -237,6 +250,8 @@ export class GatewayConnection {
 
   private handleHello(client: ClientLike, hello: Hello): void {
     if (this.client !== client) return;
+    this.log.protect(hello.auth?.deviceToken);
+    this.log.debug("hello", { protocol: hello.protocol, server: hello.server, auth: hello.auth, policy: hello.policy });
     const incompatible = checkHello(hello, this.opts.url);
     if (incompatible) {
       this.terminal = true;
@@ -369,6 +384,7 @@ export class GatewayConnection {
 
   private setState(state: ConnectionState): void {
     this._state = state;
+    this.log.debug(`connection ${state.state}`, { url: this.opts.url, ...state });
     this.opts.onState(state);
   }
 }

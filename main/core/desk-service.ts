@@ -2,10 +2,13 @@
 // against the core and the settings. Electron's IPC and the browser host both forward
 // here, so the two behave the same. The service decides which Gateways the core uses:
 // the ones in Settings, else the zero-configuration local one (G1).
-import { ContractError, forbiddenReason, ForbiddenError, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
+import { forbiddenReason, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
 import type { CardRef, DeskEvent, DeskHandlers, DeskMethod, Page, Settings } from "../../common/contract.ts";
+import { DeskError, ERROR_CODES, isDeskError } from "../../common/errors.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
+import { diagnosticsText } from "./diagnostics.ts";
 import { discoveredGateway, type Discovered } from "./discovery.ts";
+import { silentLogger, type Logger } from "./logger.ts";
 import type { SettingsStore } from "./settings.ts";
 
 export type DeskServiceOptions = {
@@ -17,6 +20,13 @@ export type DeskServiceOptions = {
   override?: GatewayConfig;
   openExternal: (url: string) => Promise<boolean> | boolean;
   openPage?: (page: Page, card?: CardRef) => Promise<void> | void;
+  /** The logger whose last lines "Copy diagnostics" includes (none: no lines). */
+  logger?: Logger;
+  /** Runtime versions for diagnostics (default process.versions). */
+  versions?: Readonly<Record<string, string | undefined>>;
+  clientVersion?: string;
+  /** Puts text on the clipboard (Electron); without it the page copies what the verb returns. */
+  copyText?: (text: string) => void;
 };
 
 export type DeskService = {
@@ -38,7 +48,7 @@ export function localGateway(discovered: Discovered): GatewayConfig {
 /**
  * One call, checked as the contract says before a handler runs: the verb and its arguments
  * (validateArgs), then who asks (forbiddenReason). A handler's failure is the page's to
- * hear as FAILED with its message.
+ * hear as a FAILED DeskError with its message.
  */
 export function serveContract(handlers: DeskHandlers): DeskService["call"] {
   return async (method, args, caller) => {
@@ -46,13 +56,13 @@ export function serveContract(handlers: DeskHandlers): DeskService["call"] {
     const valid = validateArgs(method, args);
     const handler = handlers[method as DeskMethod] as (...validArgs: unknown[]) => unknown;
     const forbidden = forbiddenReason(method, valid, caller);
-    if (forbidden !== null) throw new ForbiddenError(`Refused: ${forbidden}.`);
+    if (forbidden !== null) throw new DeskError(ERROR_CODES.forbidden, `Refused: ${forbidden}.`);
     try {
       return (await handler(...valid)) ?? null;
     } catch (err) {
-      if (err instanceof ContractError) throw err;
+      if (isDeskError(err, ERROR_CODES.badRequest)) throw err;
       // Core errors (an unknown Gateway id, say) are the page's mistake, told plainly.
-      throw Object.assign(new Error((err as Error).message), { code: "FAILED" });
+      throw new DeskError(ERROR_CODES.failed, (err as Error).message, { cause: err });
     }
   };
 }
@@ -96,6 +106,18 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     },
     openExternal: (url) => (isSafeExternalUrl(url) ? opts.openExternal(url) : false),
     openPage: (page, card) => opts.openPage?.(page, card),
+    copyDiagnostics: () => {
+      const text = diagnosticsText({
+        appVersion: opts.clientVersion ?? "unknown",
+        versions: opts.versions ?? process.versions,
+        platform: process.platform,
+        snapshot: desk.snapshot(),
+        logger: opts.logger ?? silentLogger,
+      });
+      if (!opts.copyText) return { text, copied: false };
+      opts.copyText(text);
+      return { text, copied: true };
+    },
   };
 
   return {

@@ -9,9 +9,11 @@ import { CardHistory } from "../../common/card-history.ts";
 import { deriveTiming } from "../../common/card-timing.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
 import type { BackoffPolicy } from "./backoff.ts";
+import { DeskError, ERROR_CODES } from "../../common/errors.ts";
 import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
 import type { CardEntry, DeskChange, DeskSnapshot, DismissResult, GatewaySnapshot, RefreshState, Unsubscribe } from "../../common/model.ts";
 import type { CredentialVault } from "./vault.ts";
+import { fallbackLogger, type Logger } from "./logger.ts";
 
 export type GatewayConfig = GatewayCredentials & {
   /** Stable id keying every session and card of this Gateway; defaults to one from the URL. */
@@ -46,6 +48,8 @@ export type DeskOptions = {
   schedule?: (fn: () => void, ms: number) => () => void;
   /** The local card history (card-history-file.ts keeps it on disk); in memory only when absent. */
   history?: { history: CardHistory; flush(): void };
+  /** Where the core's warnings and debug lines go (default: warnings on stderr). */
+  logger?: Logger;
 };
 
 /** How often the activity tracker re-checks silent runs and expires old lines while it needs to. */
@@ -76,10 +80,13 @@ type Member = {
   config: GatewayConfig;
 };
 
+const unknownGatewayMessage = (gatewayId: string): string => `No Gateway with id "${gatewayId}"`;
+
 export class ProgressDesk {
   private readonly members = new Map<string, Member>();
   private readonly listeners = new Set<(change: DeskChange) => void>();
   private readonly opts: DeskOptions;
+  private readonly log: Logger;
 
   private started = false;
   private readonly identity;
@@ -89,6 +96,7 @@ export class ProgressDesk {
 
   constructor(opts: DeskOptions) {
     this.opts = opts;
+    this.log = opts.logger ?? fallbackLogger();
     this.identity = opts.vault.deviceIdentity();
     this.history = opts.history ?? { history: new CardHistory(), flush: () => {} };
     this.activity = new ActivityTracker({
@@ -141,6 +149,9 @@ export class ProgressDesk {
     const platform = opts.platform ?? process.platform;
     const id = config.id ?? gatewayIdForUrl(config.url);
     if (this.members.has(id)) throw new Error(`Two Gateways share the id "${id}"; give each its own id.`);
+    const log = this.log.child({ gateway: id });
+    for (const secret of [config.token, config.password, config.bootstrapToken]) log.protect(secret);
+    log.debug("gateway added", { config });
     // The connection's callbacks close over both stores, and onState may run before they exist (hence `?.`).
     // eslint-disable-next-line prefer-const -- assigned once below, but read by callbacks created first
     let store: CardStore, boards: BoardStore;
@@ -159,6 +170,7 @@ export class ProgressDesk {
       ...(opts.createClient ? { createClient: opts.createClient } : {}),
       ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
       ...(opts.schedule ? { schedule: opts.schedule } : {}),
+      logger: log,
       onState: (state) => {
         store?.onConnectionState(state);
         if (state.state !== "connected") {
@@ -197,8 +209,10 @@ export class ProgressDesk {
       ...(opts.maxConcurrentReads ? { maxConcurrentReads: opts.maxConcurrentReads } : {}),
       ...(opts.onCardsKnown ? { onCardsKnown: opts.onCardsKnown } : {}),
       ...(opts.schedule ? { schedule: opts.schedule } : {}),
+      logger: log,
     });
     boards = new BoardStore({
+      logger: log,
       transport: connection,
       emit: (state) => this.emit({ type: "boards", gatewayId: id, boards: state }),
       follow: (sessionKey) => {
@@ -303,7 +317,9 @@ export class ProgressDesk {
   }
 
   async dismiss(gatewayId: string, sessionKey: string, opts: { revision: number; confirmed?: boolean; agentId?: string | null }): Promise<DismissResult> {
-    const m = this.member(gatewayId);
+    // A stale Gateway id (removed in Settings meanwhile) is an outcome like any other failed write.
+    const m = this.members.get(gatewayId);
+    if (!m) return { outcome: "error", code: ERROR_CODES.unknownGateway, message: unknownGatewayMessage(gatewayId) };
     const entry = m.store.entry(sessionKey, opts.agentId ?? null);
     if (!entry) return { outcome: "gone" };
     return dismissCard(m.store, m.connection, entry, opts);
@@ -354,7 +370,7 @@ export class ProgressDesk {
 
   private member(gatewayId: string): Member {
     const m = this.members.get(gatewayId);
-    if (!m) throw new Error(`No Gateway with id "${gatewayId}"`);
+    if (!m) throw new DeskError(ERROR_CODES.unknownGateway, unknownGatewayMessage(gatewayId));
     return m;
   }
 
@@ -363,7 +379,7 @@ export class ProgressDesk {
       try {
         listener(change);
       } catch (err) {
-        process.emitWarning(`Progress Desk: a change listener failed: ${(err as Error).message}`);
+        this.log.error("a change listener failed", { error: err });
       }
     }
   }

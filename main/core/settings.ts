@@ -6,6 +6,7 @@
 // a URL that points elsewhere finds no secret to send, even if deleting the old one could
 // not be written (a locked keychain). Saving a new origin also drops the old secrets and
 // the device tokens the official client keeps under the old URL.
+import { fallbackLogger, type Logger } from "./logger.ts";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
@@ -49,7 +50,10 @@ export class SettingsStore {
   private readonly listeners = new Set<(s: Settings) => void>();
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(backend: SettingsBackend, vault: CredentialVault) {
+  private readonly log: Logger;
+
+  constructor(backend: SettingsBackend, vault: CredentialVault, logger?: Logger) {
+    this.log = logger ?? fallbackLogger();
     this.backend = backend;
     this.vault = vault;
     this.doc = repairSettings(backend.read());
@@ -187,7 +191,7 @@ export class SettingsStore {
     this.doc = doc;
     const snapshot = structuredClone(doc);
     this.writing = this.writing.then(() => this.backend.write(snapshot)).catch((err: unknown) => {
-      process.emitWarning(`Progress Desk could not save settings: ${(err as Error).message}`);
+      this.log.warn("could not save settings", { error: (err as Error).message });
     });
     const view = this.view();
     for (const l of this.listeners) l(view);

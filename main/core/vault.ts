@@ -7,6 +7,7 @@
 // never written over: the vault is "unavailable" and keeps changes in memory only, until
 // the person chooses to keep new ones unencrypted in a separate file. A later launch that
 // can read the saved ones again merges that file back in and removes it.
+import { fallbackLogger, type Logger } from "./logger.ts";
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir, platform } from "node:os";
 import { dirname, join } from "node:path";
@@ -67,12 +68,15 @@ export class CredentialVault {
   /** The unencrypted fallback exists but is damaged too: never written over either. */
   private fallbackUnreadable = false;
 
-  private constructor(storage: SecretStorage) {
+  private readonly log: Logger;
+
+  private constructor(storage: SecretStorage, logger: Logger) {
     this.storage = storage;
+    this.log = logger;
   }
 
-  static async open(storage: SecretStorage): Promise<CredentialVault> {
-    const vault = new CredentialVault(storage);
+  static async open(storage: SecretStorage, logger: Logger = fallbackLogger()): Promise<CredentialVault> {
+    const vault = new CredentialVault(storage, logger);
     const saved = await readValues(storage);
     const fallback = storage.unprotectedFallback?.() ?? null;
     const written = fallback ? await readValues(fallback) : null;
@@ -99,7 +103,7 @@ export class CredentialVault {
         await storage.write(JSON.stringify(merged));
         await fallback.discard?.();
       } catch (err) {
-        process.emitWarning(`Progress Desk could not move its unencrypted credentials back: ${(err as Error).message}`);
+        vault.log.warn("could not move its unencrypted credentials back", { error: (err as Error).message });
       }
     }
     return vault;
@@ -177,7 +181,7 @@ export class CredentialVault {
     const blob = JSON.stringify(this.values);
     const storage = this.storage;
     this.writing = this.writing.then(() => storage.write(blob)).catch((err: unknown) => {
-      process.emitWarning(`Progress Desk could not save credentials: ${(err as Error).message}`);
+      this.log.warn("could not save credentials", { error: (err as Error).message });
     });
   }
 }

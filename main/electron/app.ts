@@ -1,11 +1,13 @@
 // The Electron entry point: the one main-process file that imports `electron` (and
 // electron-store, which needs it). It only wires the real modules into the shell.
-import { app, BrowserWindow, globalShortcut, ipcMain, Menu, nativeTheme, Notification, powerMonitor, protocol, safeStorage, screen, session, shell, Tray } from "electron";
+import { app, BrowserWindow, clipboard, globalShortcut, ipcMain, Menu, nativeTheme, Notification, powerMonitor, protocol, safeStorage, screen, session, shell, Tray } from "electron";
+import electronLog from "electron-log/main";
 import Store from "electron-store";
 import { join } from "node:path";
 import { isSafeExternalUrl } from "../../common/contract.ts";
 import { appVersion, packageRoot } from "../core/version.ts";
 import { APP_SCHEME, appResponse } from "./app-protocol.ts";
+import { fileLogger } from "./log-file.ts";
 import { startShell, type Shell } from "./shell.ts";
 import { STORE_SCHEMA } from "./store-backend.ts";
 import { buildTestHooks, testHooksEnabled } from "./test-hooks.ts";
@@ -14,6 +16,14 @@ import { lockNavigation, lockSession } from "./window-security.ts";
 const root = packageRoot();
 // Tests and side-by-side installs keep their data apart.
 if (process.env.PROGRESS_DESK_HOME) app.setPath("userData", process.env.PROGRESS_DESK_HOME);
+// The log file: under the OS's logs folder (a test home keeps its own). Everything else gets this logger injected.
+const logsDir = process.env.PROGRESS_DESK_HOME ? join(process.env.PROGRESS_DESK_HOME, "logs") : app.getPath("logs");
+const { logger } = fileLogger(electronLog, {
+  logsDir,
+  level: process.env.PROGRESS_DESK_DEBUG === "1" ? "debug" : "info",
+  console: !app.isPackaged,
+});
+logger.info("Progress Desk starting", { version: appVersion(), electron: process.versions.electron, platform: process.platform });
 
 // Before ready: the pages' scheme is a standard, secure origin (not file://).
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true } }]);
@@ -71,7 +81,11 @@ if (!app.requestSingleInstanceLock()) {
         if (app.isPackaged) app.setLoginItemSettings({ openAtLogin });
       },
       quit: () => app.quit(),
-      warn: (message) => process.emitWarning(message),
+      warn: (message) => logger.warn(message),
+      logger,
+      logFolder: logsDir,
+      openPath: (path) => shell.openPath(path),
+      writeClipboard: (text) => clipboard.writeText(text),
     });
     if (testHooksEnabled(process.env, app.isPackaged)) {
       const shell = running;

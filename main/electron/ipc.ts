@@ -7,6 +7,7 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from "electron";
 import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
+import { DeskError, ERROR_CODES } from "../../common/errors.ts";
 import { isAppUrl } from "./app-protocol.ts";
 
 export type SenderEvent = Pick<IpcMainInvokeEvent, "sender" | "senderFrame">;
@@ -37,10 +38,6 @@ export function pageOfSender(event: SenderEvent): Page | null {
   }
 }
 
-export class UntrustedSenderError extends Error {
-  readonly code = "UNTRUSTED_SENDER";
-}
-
 export type IpcOptions = {
   ipcMain: Pick<IpcMain, "handle" | "removeHandler">;
   service: Pick<DeskService, "call">;
@@ -62,7 +59,7 @@ export function registerIpc(opts: IpcOptions): () => void {
       const caller = isTrustedSender(event, opts.isOurContents) ? pageOfSender(event) : null;
       if (caller === null) {
         opts.warn?.(`Progress Desk refused "${method}" from an untrusted frame (${event.senderFrame?.url ?? "no frame"}).`);
-        throw new UntrustedSenderError("Refused: this frame may not talk to Progress Desk.");
+        throw new DeskError(ERROR_CODES.untrustedSender, "Refused: this frame may not talk to Progress Desk.");
       }
       // Noted before the call: the card changes it causes arrive while it runs.
       if ((method === "dismiss" || method === "refresh") && isCardRef(args[0])) opts.onOwnAction?.(args[0]);

@@ -15,6 +15,7 @@ import type {
 import type { CardRef, Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import type { ProgressDesk } from "../core/desk.ts";
+import { fallbackLogger, type Logger } from "../core/logger.ts";
 import type { NotificationPolicy } from "../core/notification-policy.ts";
 import type { SettingsStore } from "../core/settings.ts";
 import type { TrayTracker } from "../core/tray-model.ts";
@@ -61,6 +62,13 @@ export type ShellDeps = {
   /** Ends the app (Electron's app.quit); the shell has already saved everything. */
   quit: () => void;
   warn: (message: string) => void;
+  /** The app's logger (app.ts: electron-log's file); the core logs through it. Default: warnings on stderr. */
+  logger?: Logger;
+  /** The folder holding the log file, and the OS shell's way to open it ("Show Logs" in the tray menu). */
+  logFolder?: string;
+  openPath?: (path: string) => Promise<string>;
+  /** Puts text on the clipboard ("Copy diagnostics": the pages have no clipboard permission). */
+  writeClipboard?: (text: string) => void;
   now?: () => number;
   schedule?: Schedule;
   /** Idle polling for the away summary (N6); 0 turns it off. */
@@ -98,7 +106,8 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
   const now = deps.now ?? Date.now;
   const schedule = deps.schedule ?? realSchedule;
   let quitting = false;
-  const base = { ...deps, now, schedule, isQuitting: () => quitting };
+  const logger = deps.logger ?? fallbackLogger();
+  const base = { ...deps, now, schedule, logger, isQuitting: () => quitting };
 
   // Two pairs need each other: the popover opens under the tray icon and the tray opens the
   // popover; what is in front of the person depends on the windows, which report what was

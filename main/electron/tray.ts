@@ -16,6 +16,8 @@ export type TrayActions = {
   openSettings(): void;
   retryGateway(gatewayId: string): void;
   quit(): void;
+  /** Opens the log file's folder; the menu has "Show Logs" only when the app keeps a log file. */
+  showLogs?(): void;
 };
 
 export type TrayDeps = {
@@ -44,6 +46,9 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
     { type: "separator" },
     { label: "Open Dashboard", click: () => actions.openDashboard() },
     { label: "Settings…", accelerator: "CommandOrControl+,", click: () => actions.openSettings() },
+  );
+  if (actions.showLogs) items.push({ label: "Show Logs", click: () => actions.showLogs?.() });
+  items.push(
     { type: "separator" },
     { label: "Quit Progress Desk", accelerator: "CommandOrControl+Q", click: () => actions.quit() },
   );

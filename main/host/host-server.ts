@@ -23,6 +23,7 @@ import type { Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
 import { TokenBucket } from "../core/token-bucket.ts";
+import { silentLogger, type Logger } from "../core/logger.ts";
 
 export type HostLimits = {
   /** Open TCP connections per listener, HTTP and WebSocket together; more are dropped on accept. */
@@ -64,8 +65,10 @@ export type HostOptions = {
   secret?: string;
   settingsSecret?: string;
   limits?: Partial<HostLimits>;
-  /** Where unexpected server errors are told (they never stop the host). */
+  /** Where unexpected server errors are told (they never stop the host); default stderr, or the logger's warnings. */
   log?: (line: string) => void;
+  /** Debug lines (requests, sockets); the host's URL secrets are registered with it as they are made. */
+  logger?: Logger;
 };
 
 export type Host = {
@@ -155,9 +158,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     throw new Error(`The pages are not built (${join(opts.pagesDir, "popover.html")} is missing): run \`npm run build\`.`);
   }
   const limits: HostLimits = { ...DEFAULT_HOST_LIMITS, ...opts.limits };
-  const log = opts.log ?? ((line: string) => process.stderr.write(`progress-desk: ${line}\n`));
+  const logger = opts.logger ?? silentLogger;
+  const toStderr = (line: string): void => void process.stderr.write(`progress-desk: ${line}\n`);
+  const log = opts.log ?? (opts.logger ? (line: string) => logger.warn(line) : toStderr);
   const secret = opts.secret ?? randomBytes(24).toString("base64url");
   const settingsSecret = opts.settingsSecret ?? randomBytes(24).toString("base64url");
+  logger.protect(secret);
+  logger.protect(settingsSecret);
   const main = await listen(opts.port ?? 0, limits, log);
   let settings: Listener;
   try {
@@ -238,6 +245,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     };
 
     server.on("request", (req, res) => {
+      logger.debug("http request", { side: side.name, method: req.method, url: req.url });
       const rest = admit(req, false);
       if (rest === null) return refuse(res, 403);
       if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405);
@@ -263,6 +271,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       // A socket needs the secret, an allowed Host and our own Origin (browsers always send it).
       const rest = admit(req, true);
       const caller = rest === null ? null : side.caller(rest);
+      logger.debug("bridge upgrade", { side: side.name, url: req.url, caller });
       if (caller === null) return rawReply(socket, 403);
       if (req.method !== "GET") return rawReply(socket, 405, { allow: "GET" });
       const key = req.headers["sec-websocket-key"];
@@ -323,12 +332,15 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         return;
       }
       inFlight += 1;
+      // Arguments may hold secrets (saveGateway): the logger masks them.
+      logger.debug("call", { caller, method: m.method, args: m.args });
       try {
         const result = await opts.service.call(m.method, m.args ?? [], caller);
         send({ id, ok: true, result });
       } catch (err) {
         const e = (typeof err === "object" && err !== null ? err : {}) as { code?: unknown; message?: unknown };
         const code = typeof e.code === "string" ? e.code : "FAILED";
+        logger.debug("call refused", { caller, method: m.method, code, error: e.message });
         send({ id, ok: false, error: { code, message: typeof e.message === "string" ? e.message : String(err) } });
       } finally {
         inFlight -= 1;

@@ -3,16 +3,9 @@
 // so tests run it in Node against the real host.
 import type { DeskEvent, DeskMethod, Page } from "../../common/contract.ts";
 import type { DeskTransport } from "../../common/desk-proxy.ts";
+import { DeskError, ERROR_CODES } from "../../common/errors.ts";
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
-
-export class BridgeError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 /** The page a host path names (`/<secret>/<page>.html`; `/<secret>/` is the origin's first page). */
 function pageOf(pathname: string): Page {
@@ -64,11 +57,11 @@ export function hostTransport(loc: LocationLike, Socket: typeof WebSocket = WebS
       if (!p) return;
       pending.delete(msg.id);
       if (msg.ok) p.resolve(msg.result);
-      else p.reject(new BridgeError(msg.error?.code ?? "FAILED", msg.error?.message ?? "request failed"));
+      else p.reject(new DeskError(msg.error?.code ?? ERROR_CODES.failed, msg.error?.message ?? "request failed"));
     });
     ws.addEventListener("close", () => {
       socket = null;
-      for (const [, p] of pending) p.reject(new BridgeError("DISCONNECTED", "The Progress Desk host stopped."));
+      for (const [, p] of pending) p.reject(new DeskError(ERROR_CODES.disconnected, "The Progress Desk host stopped."));
       pending.clear();
       if (closed) return;
       setTimeout(open, retryMs);

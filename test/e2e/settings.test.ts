@@ -41,6 +41,25 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
     await gw?.dispose();
   });
 
+  test("Copy diagnostics puts the redacted report on the clipboard (the page copies what the host returns)", async () => {
+    const opened = await openPage(browser, settingsUrl(th));
+    try {
+      const { page, context } = opened;
+      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(settingsUrl(th)).origin });
+      const button = page.getByRole("button", { name: "Copy diagnostics" });
+      await button.waitFor({ timeout: 15_000 });
+      await button.click();
+      await page.getByRole("status").filter({ hasText: "Diagnostics copied." }).waitFor({ timeout: 15_000 });
+      const text = (await page.evaluate("navigator.clipboard.readText()")) as string;
+      assert.match(text, /^Progress Desk /);
+      assert.ok(text.includes(gw.url), "the Gateway and its connection state are listed");
+      assert.ok(!text.includes(gw.token), "never the token");
+      assert.deepEqual(opened.errors.filter((e) => !/favicon/.test(e)), []);
+    } finally {
+      await opened.context.close();
+    }
+  });
+
   test("toggles set with the real controls persist across a host restart", async () => {
     const first = await openPage(browser, settingsUrl(th));
     let collapse: boolean;

@@ -41,6 +41,7 @@ const VALID: { [M in DeskMethod]: VerbArgs<M> } = {
   removeGateway: ["home"],
   openExternal: ["https://example.com/a?b=c"],
   openPage: ["dashboard", card],
+  copyDiagnostics: [],
 };
 
 /** Arguments each verb must refuse (at least one list per verb). */
@@ -60,6 +61,7 @@ const INVALID: Record<DeskMethod, unknown[][]> = {
   removeGateway: [[{ id: "home" }]],
   openExternal: [[{ href: "https://example.com" }]],
   openPage: [["about"], ["dashboard", { gatewayId: "home" }]],
+  copyDiagnostics: [["extra"]],
 };
 
 /** What each recorded handler answers: distinct per verb, of the verb's result type. */
@@ -74,6 +76,7 @@ const RESULTS: { [M in DeskMethod]: Awaited<ReturnType<DeskApi[M]>> } = {
   removeGateway: { ...SETTINGS, showCards: false },
   openExternal: true,
   openPage: undefined,
+  copyDiagnostics: { text: "Progress Desk 1.2.3 on linux\n", copied: true },
 };
 
 type Recorded = { method: DeskMethod; args: unknown[] };

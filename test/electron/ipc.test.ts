@@ -2,9 +2,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { IpcMain, WebContents } from "electron";
-import { broadcast, isTrustedSender, pageOfSender, registerIpc, UntrustedSenderError, type SenderEvent } from "../../main/electron/ipc.ts";
+import { broadcast, isTrustedSender, pageOfSender, registerIpc, type SenderEvent } from "../../main/electron/ipc.ts";
 import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, type DeskMethod } from "../../common/contract.ts";
 import { FakeIpcMain } from "./fake-electron.ts";
+import { isDeskError } from "../../common/errors.ts";
 
 type FakeFrame = { url: string; parent: FakeFrame | null };
 
@@ -98,6 +99,7 @@ const ARGS: Record<DeskMethod, unknown[]> = {
   removeGateway: ["home"],
   openExternal: ["https://example.com/"],
   openPage: ["popover", card],
+  copyDiagnostics: [],
 };
 
 describe("registerIpc", () => {
@@ -138,7 +140,7 @@ describe("registerIpc", () => {
     for (const method of DESK_METHODS) {
       for (const [, event] of untrusted) {
         await assert.rejects(ipcMain.invoke(channelFor(method), event, ...ARGS[method]), (err: unknown) => {
-          assert.ok(err instanceof UntrustedSenderError);
+          assert.ok(isDeskError(err, "UNTRUSTED_SENDER"));
           assert.equal(err.code, "UNTRUSTED_SENDER");
           assert.equal(err.message, "Refused: this frame may not talk to Progress Desk.");
           return true;
@@ -158,7 +160,7 @@ describe("registerIpc", () => {
     const event = eventFrom(ours, frame);
     assert.deepEqual(await ipcMain.invoke(channelFor("snapshot"), event), { answered: "snapshot" });
     frame.url = "https://evil.example/";
-    await assert.rejects(ipcMain.invoke(channelFor("snapshot"), event), UntrustedSenderError);
+    await assert.rejects(ipcMain.invoke(channelFor("snapshot"), event), (e: unknown) => isDeskError(e, "UNTRUSTED_SENDER"));
     assert.equal(calls.length, 1);
   });
 
@@ -201,7 +203,7 @@ describe("registerIpc", () => {
       isOurContents,
     });
     await ipcMain.invoke(channelFor("dismiss"), trusted(), card, 1, true);
-    await assert.rejects(ipcMain.invoke(channelFor("dismiss"), eventFrom(other, topFrame("app://desk/")), card, 1, true), UntrustedSenderError);
+    await assert.rejects(ipcMain.invoke(channelFor("dismiss"), eventFrom(other, topFrame("app://desk/")), card, 1, true), (e: unknown) => isDeskError(e, "UNTRUSTED_SENDER"));
     assert.deepEqual(calls, [{ method: "dismiss", args: [card, 1, true] }]);
   });
 
@@ -254,7 +256,7 @@ describe("the calling page, from the checked frame", () => {
 
   test("a trusted window on a path that is none of our pages is refused before the service", async () => {
     const { ipcMain, calls, warnings } = setup();
-    await assert.rejects(ipcMain.invoke(channelFor("snapshot"), eventFrom(ours, topFrame("app://desk/assets/app.js"))), UntrustedSenderError);
+    await assert.rejects(ipcMain.invoke(channelFor("snapshot"), eventFrom(ours, topFrame("app://desk/assets/app.js"))), (e: unknown) => isDeskError(e, "UNTRUSTED_SENDER"));
     assert.deepEqual(calls, []);
     assert.equal(warnings.length, 1);
   });

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import type { WebContents } from "electron";
-import { DESK_METHODS, type CardRef, type Settings } from "../../common/contract.ts";
+import { DESK_METHODS, type CardRef, type DiagnosticsCopy, type Settings } from "../../common/contract.ts";
+import { createLogger, type Logger } from "../../main/core/logger.ts";
 import { setupCore } from "../../main/electron/setup/core.ts";
 import { setupPages } from "../../main/electron/setup/pages.ts";
 import { fakeElectron, FakeWebContents } from "./fake-electron.ts";
@@ -19,11 +20,13 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function setup() {
+type SetupOptions = { env?: NodeJS.ProcessEnv; logger?: Logger; writeClipboard?: (text: string) => void };
+
+async function setup(opts: SetupOptions = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "pd-setup-pages-"));
   dirs.push(dataDir);
-  const f = fakeElectron({ dataDir, env: { HOME: dataDir, OPENCLAW_GATEWAY_URL: "ws://127.0.0.1:9" } });
-  const core = await setupCore(f.deps);
+  const f = fakeElectron({ dataDir, env: { HOME: dataDir, OPENCLAW_GATEWAY_URL: "ws://127.0.0.1:9", ...opts.env } });
+  const core = await setupCore({ ...f.deps, ...(opts.logger ? { logger: opts.logger } : {}) });
   const ours = [new FakeWebContents(), new FakeWebContents()];
   const ownActions: CardRef[] = [];
   const opened: string[] = [];
@@ -36,6 +39,8 @@ async function setup() {
     },
     openPage: async (page) => void opened.push(page),
     onOwnAction: (card) => void ownActions.push(card),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.writeClipboard ? { writeClipboard: opts.writeClipboard } : {}),
   });
   const events = (c: FakeWebContents) =>
     c.sent.filter((m) => m.channel === "progress-desk:event").map((m) => (m.payload as { type: string }).type);
@@ -66,7 +71,10 @@ describe("core", () => {
 describe("pages over IPC", () => {
   test("every verb of the contract is handled; our window's top frame is answered", async () => {
     const { f, ours } = await setup();
-    assert.deepEqual([...f.ipc.keys()], DESK_METHODS.map((m) => `progress-desk:${m}`));
+    assert.deepEqual(
+      [...f.ipc.keys()],
+      DESK_METHODS.map((m) => `progress-desk:${m}`),
+    );
     const s = (await f.invoke(ours[0]!, "getSettings", [], frame("popover"))) as Settings;
     assert.equal(s.showCards, true);
   });
@@ -95,6 +103,22 @@ describe("pages over IPC", () => {
     assert.deepEqual(ownActions, [ref]);
     await f.invoke(ours[0]!, "openPage", ["settings"], frame("popover"));
     assert.deepEqual(opened, ["settings"]);
+  });
+
+  test("Copy diagnostics: Settings gets the report, redacted, and it is on the clipboard; the popover may not ask", async () => {
+    const token = "tok-diagnostics-0123456789";
+    const clipboard: string[] = [];
+    const logger = createLogger({ sink: () => undefined });
+    const { f, ours } = await setup({ env: { OPENCLAW_GATEWAY_TOKEN: token }, logger, writeClipboard: (t) => void clipboard.push(t) });
+    logger.info(`a line that names ${token} by mistake`);
+    await assert.rejects(f.invoke(ours[0]!, "copyDiagnostics", [], frame("popover")), /only .*Settings page/);
+    assert.deepEqual(clipboard, [], "a refused call copies nothing");
+    const reply = (await f.invoke(ours[1]!, "copyDiagnostics", [], frame("settings"))) as DiagnosticsCopy;
+    assert.equal(reply.copied, true, "the app copied it itself");
+    assert.deepEqual(clipboard, [reply.text]);
+    assert.match(reply.text, /^Progress Desk 0\.0\.0-test on /, "the app's version");
+    assert.match(reply.text, /a line that names \[redacted\] by mistake/, "the log's last lines, redacted");
+    assert.ok(!reply.text.includes(token.slice(4, 14)), "not even part of the discovered token");
   });
 
   test("dispose removes every handler and stops the events", async () => {

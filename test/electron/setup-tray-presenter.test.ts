@@ -4,14 +4,20 @@
 // desk and settings (setup-support.ts), ManualTimers for every delay: no Gateway.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { createLogger } from "../../main/core/logger.ts";
 import { DEFAULT_DISCONNECT_DEBOUNCE_MS, TrayTracker, type TrayModel } from "../../main/core/tray-model.ts";
-import { REDRAW_COALESCE_MS, setupTrayPresenter } from "../../main/electron/setup/tray-presenter.ts";
+import { REDRAW_COALESCE_MS, setupTrayPresenter, type TrayPresenterContext } from "../../main/electron/setup/tray-presenter.ts";
+import { until } from "../harness/until.ts";
 import { card, entry, offline, T0 } from "../renderer/fixtures.ts";
 import { ManualTimers } from "../unit/manual-timers.ts";
 import { fakeElectron, type FakeMenu } from "./fake-electron.ts";
 import { FakeDesk, FakeSettings } from "./setup-support.ts";
 
-function setup(opts: { platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv } = {}) {
+type SetupOptions = { platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv } & Partial<
+  Pick<TrayPresenterContext, "logFolder" | "openPath" | "logger">
+>;
+
+function setup(opts: SetupOptions = {}) {
   const f = fakeElectron({ dataDir: "unused", env: opts.env ?? {}, platform: opts.platform ?? "darwin" });
   const desk = new FakeDesk();
   desk.gateway("home", "Home");
@@ -42,6 +48,9 @@ function setup(opts: { platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv } = {
     },
     now: () => clock.now,
     schedule: timers.schedule,
+    ...(opts.logFolder !== undefined ? { logFolder: opts.logFolder } : {}),
+    ...(opts.openPath ? { openPath: opts.openPath } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
   });
   // Every model the presenter hands to the tray, in order.
   const drawn: TrayModel[] = [];
@@ -129,6 +138,37 @@ describe("tray presenter: theme, clicks and menu", () => {
     click(/Quit Progress Desk/);
     click(/Open Dashboard/);
     assert.deepEqual(actions, ["toggle", "open s:1", "retry home", "quit", "dashboard"]);
+  });
+
+  test("with a log folder the menu has Show Logs, which opens it; a folder that will not open is logged", async () => {
+    const opened: string[] = [];
+    const warnings: string[] = [];
+    const logger = createLogger({ level: "warn", sink: (r) => void warnings.push(`${r.message} ${String(r.fields.error)}`) });
+    const menuOf = (f: ReturnType<typeof setup>["f"]) => {
+      f.trays[0]!.emit("right-click");
+      return f.trays[0]!.poppedUp.at(-1) as FakeMenu;
+    };
+    const showLogs = (menu: FakeMenu) => menu.items.find((i) => i.label === "Show Logs");
+
+    const plain = setup();
+    plain.presenter.redraw();
+    assert.equal(showLogs(menuOf(plain.f)), undefined, "no log folder: no Show Logs");
+
+    const failing = async (path: string): Promise<string> => {
+      opened.push(path);
+      return path.endsWith("missing") ? "Failed to open path" : "";
+    };
+    const logs = setup({ logFolder: "/logs", openPath: failing, logger });
+    logs.presenter.redraw();
+    (showLogs(menuOf(logs.f))!.click as () => void)();
+    assert.deepEqual(opened, ["/logs"]);
+    assert.deepEqual(warnings, [], "a folder that opened is not a warning");
+
+    const broken = setup({ logFolder: "/logs/missing", openPath: failing, logger });
+    broken.presenter.redraw();
+    (showLogs(menuOf(broken.f))!.click as () => void)();
+    await until("the warning for the folder that did not open", () => warnings.length > 0);
+    assert.deepEqual(warnings, ["could not open the log folder Failed to open path"]);
   });
 
   test("stop leaves no timer and no listener; destroy removes the tray", () => {

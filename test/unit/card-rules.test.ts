@@ -3,8 +3,9 @@
 // and sameDerived telling apart cards that differ only in their counts or current step.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { isRunActive, MalformedCardError, parseCard, sameDerived } from "../../common/card.ts";
+import { isRunActive, parseCard, sameDerived } from "../../common/card.ts";
 import type { CardDerived } from "../../common/model.ts";
+import { isDeskError } from "../../common/errors.ts";
 
 const base = { sessionKey: "agent:main:main", revision: 2, updatedAt: 1_760_000_000_000, markdown: "Building" };
 
@@ -19,7 +20,7 @@ describe("parseCard: steps", () => {
     for (const text of ["   ", "\t\n", "\u200b\u200b"]) {
       assert.throws(
         () => parseCard({ ...base, steps: [{ step: "Fetch", status: "completed" }, { step: text, status: "pending" }] }),
-        (err: unknown) => err instanceof MalformedCardError && err.message === "card step 2 has no text",
+        (err: unknown) => isDeskError(err, "MALFORMED_CARD") && err.message === "card step 2 has no text",
         JSON.stringify(text),
       );
     }

@@ -1,5 +1,6 @@
 // C2–C5, G3, G4, P4: the card store against a FAKE transport (see fake-transport.ts: the
 // real Gateway cannot produce out-of-order replies, slow reads or malformed cards on demand).
+import { createLogger } from "../../main/core/logger.ts";
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { AGENT_SCOPE_CAPABILITY, CardStore, MAX_SESSION_KEY_LENGTH, slotKey, type CardStoreOptions } from "../../main/core/card-store.ts";
@@ -730,23 +731,17 @@ describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
 
 describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 8)", () => {
   test("change events for ever-new sessions stop adding sessions at the cap; a session already followed still updates", T, async () => {
-    const h = harness({ store: { maxSessions: 10 } });
+    const warnings: string[] = [];
+    const logger = createLogger({ level: "warn", sink: (r) => void warnings.push(r.message) });
+    const h = harness({ store: { maxSessions: 10, logger } });
     h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
     await h.store.onReady(); // the roster's A is the first session
-    const warnings: string[] = [];
-    const onWarning = (w: Error): void => void warnings.push(w.message);
-    process.on("warning", onWarning);
-    try {
-      for (let i = 0; i < 1000; i++) h.store.onEvent("progressCard.changed", { sessionKey: `agent:main:new:${i}`, revision: 1 });
-      for (let i = 0; i < 1000; i++) {
-        const key = `agent:main:other:${i}`;
-        h.store.onEvent("sessions.changed", { sessionKey: key, reason: "create", session: { key, label: `Other ${i}` } });
-      }
-      await settle();
-      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
-    } finally {
-      process.off("warning", onWarning);
+    for (let i = 0; i < 1000; i++) h.store.onEvent("progressCard.changed", { sessionKey: `agent:main:new:${i}`, revision: 1 });
+    for (let i = 0; i < 1000; i++) {
+      const key = `agent:main:other:${i}`;
+      h.store.onEvent("sessions.changed", { sessionKey: key, reason: "create", session: { key, label: `Other ${i}` } });
     }
+    await settle();
     assert.equal(h.store.entries().length, 10, "the cap, not one session per key named");
     assert.ok(h.store.sessionList().length <= 10, `${h.store.sessionList().length} session rows kept`);
     assert.equal(h.t.of("progressCard.get").length, 10);

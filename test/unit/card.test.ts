@@ -1,8 +1,9 @@
 // C1, C3, C5, C6 (parseCard) and R1, R6, R7 / docs/gateway.md §4.6 (deriveCard).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { deriveCard, isRunActive, MalformedCardError, MAX_NOTE_BYTES, parseCard, sameDerived } from "../../common/card.ts";
+import { deriveCard, isRunActive, MAX_NOTE_BYTES, parseCard, sameDerived } from "../../common/card.ts";
 import type { ProgressCard, SessionInfo, Step } from "../../common/model.ts";
+import { isDeskError } from "../../common/errors.ts";
 
 const KEY = "agent:main:dashboard:3f0c";
 
@@ -25,7 +26,7 @@ function malformed(value: unknown, match: RegExp): void {
   assert.throws(
     () => parseCard(value),
     (err: unknown) => {
-      assert.ok(err instanceof MalformedCardError, `expected MalformedCardError, got ${String(err)}`);
+      assert.ok(isDeskError(err, "MALFORMED_CARD"), `expected a MALFORMED_CARD DeskError, got ${String(err)}`);
       assert.equal(err.code, "MALFORMED_CARD");
       assert.match(err.message, match);
       return true;

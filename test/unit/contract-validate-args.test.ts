@@ -1,20 +1,21 @@
 // The page contract's argument checks, verb by verb: what each verb accepts (and returns,
-// typed), what it refuses with a ContractError naming the expected shape, and the length
-// limits. A page is untrusted input, so every refusal must be a ContractError, never a
+// typed), what it refuses with a BAD_REQUEST DeskError naming the expected shape, and the length
+// limits. A page is untrusted input, so every refusal must be a BAD_REQUEST DeskError, never a
 // TypeError from reading a field of a bad value. Found unpinned by the mutation run.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { ContractError, DESK_METHODS, DESK_VERBS, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
+import { DESK_METHODS, DESK_VERBS, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
+import { isDeskError } from "../../common/errors.ts";
 
 const card = { gatewayId: "g", sessionKey: "agent:main:x", agentId: null };
 const gateway = { url: "ws://127.0.0.1:18789", label: "Home", color: "#0a84ff" };
 
-/** Asserts a ContractError (code BAD_REQUEST) whose message is `message`. */
+/** Asserts a DeskError with code BAD_REQUEST whose message is `message`. */
 function refused(method: string, args: unknown, message: string | RegExp): void {
   assert.throws(
     () => validateArgs(method, args),
     (err: unknown) => {
-      assert.ok(err instanceof ContractError, `${method} ${String(JSON.stringify(args)).slice(0, 80)}: got ${String(err)}`);
+      assert.ok(isDeskError(err, "BAD_REQUEST"), `${method} ${String(JSON.stringify(args)).slice(0, 80)}: got ${String(err)}`);
       assert.equal(err.code, "BAD_REQUEST");
       if (typeof message === "string") assert.equal(err.message, message);
       else assert.match(err.message, message);

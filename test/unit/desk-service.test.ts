@@ -9,7 +9,9 @@ import { ProgressDesk } from "../../main/core/desk.ts";
 import { discoverGateway } from "../../main/core/discovery.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
-import { ForbiddenError, type Page, type Settings } from "../../common/contract.ts";
+import { type DiagnosticsCopy, type Page, type Settings } from "../../common/contract.ts";
+import { createLogger } from "../../main/core/logger.ts";
+import { isDeskError } from "../../common/errors.ts";
 
 async function setup(): Promise<{ service: DeskService; settings: SettingsStore }> {
   const vault = await CredentialVault.open(memoryStorage());
@@ -24,7 +26,7 @@ const GATEWAY = { label: "Work", color: "#ff9f0a", url: "ws://127.0.0.1:9", toke
 
 function isForbidden(method: string) {
   return (err: unknown): boolean => {
-    assert.ok(err instanceof ForbiddenError, `${method}: ${String(err)}`);
+    assert.ok(isDeskError(err, "FORBIDDEN"), `${method}: ${String(err)}`);
     assert.equal(err.code, "FORBIDDEN");
     assert.match(err.message, /Settings page/);
     return true;
@@ -106,12 +108,62 @@ describe("Settings-only verbs (desk service)", () => {
   test("a caller that is not one of the pages is refused everything (the transport's bug, failed closed)", async () => {
     const { service } = await setup();
     for (const caller of ["", "Settings", "settings ", null, undefined]) {
-      await assert.rejects(service.call("snapshot", [], caller as unknown as Page), (err: unknown) => err instanceof ForbiddenError && /not known/.test(err.message));
+      await assert.rejects(service.call("snapshot", [], caller as unknown as Page), (err: unknown) => isDeskError(err, "FORBIDDEN") && /not known/.test(err.message));
     }
   });
 
   test("bad arguments are still BAD_REQUEST, checked before the caller", async () => {
     const { service } = await setup();
     await assert.rejects(service.call("saveGateway", [{ url: "http://x", label: "x", color: "#000" }], "popover"), { code: "BAD_REQUEST" });
+  });
+});
+
+describe("copyDiagnostics (Settings only)", () => {
+  async function diagnosticsService(copyText?: (text: string) => void) {
+    const vault = await CredentialVault.open(memoryStorage());
+    const logger = createLogger({ sink: () => undefined, level: "debug" });
+    const settings = new SettingsStore(memoryBackend(), vault, logger);
+    const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test", logger });
+    const discovered = discoverGateway({ env: {}, explicit: { url: "ws://127.0.0.1:9", token: "t" } });
+    const service = createDeskService({
+      desk, settings, discovered, logger, clientVersion: "9.9.9-test",
+      versions: { node: "24.0.0", electron: "45.0.0" },
+      openExternal: () => true,
+      ...(copyText ? { copyText } : {}),
+    });
+    desk.configure([
+      { id: "home", label: "Home", url: "ws://127.0.0.1:9", token: "Hq2-Vn7x.Lp4Rz-Tb8w" },
+      { id: "ops", label: "Ops", url: "ws://ops:Pw5-Kd9s@127.0.0.1:10" },
+    ]);
+    return { service, logger };
+  }
+
+  test("versions, connection states and the last log lines, with secrets redacted; copied by the app when it can", async () => {
+    const copies: string[] = [];
+    const { service, logger } = await diagnosticsService((t) => copies.push(t));
+    logger.warn("something odd", { detail: "using Hq2-Vn7x.Lp4Rz-Tb8w" });
+    const result = (await service.call("copyDiagnostics", [], "settings")) as DiagnosticsCopy;
+    assert.equal(result.copied, true);
+    assert.deepEqual(copies, [result.text]);
+    assert.match(result.text, /^Progress Desk 9\.9\.9-test on /);
+    assert.match(result.text, /electron 45\.0\.0, node 24\.0\.0/);
+    assert.match(result.text, /home "Home" ws:\/\/127\.0\.0\.1:9: connecting/);
+    assert.match(result.text, /warn {2}something odd detail="using \[redacted\]"/);
+    assert.match(result.text, /debug gateway added/);
+    assert.doesNotMatch(result.text, /Lp4Rz/, "the Gateway token is nowhere, not even in part");
+    assert.doesNotMatch(result.text, /Pw5-Kd9s/, "nor a password written into a Gateway URL");
+  });
+
+  test("without a clipboard (the browser host) the page copies the returned text", async () => {
+    const { service } = await diagnosticsService();
+    const result = (await service.call("copyDiagnostics", [], "settings")) as DiagnosticsCopy;
+    assert.equal(result.copied, false);
+    assert.match(result.text, /Last \d+ log lines:/);
+  });
+
+  test("the popover and dashboard may not ask", async () => {
+    const { service } = await diagnosticsService();
+    for (const caller of OTHER_PAGES) await assert.rejects(service.call("copyDiagnostics", [], caller), isForbidden(`copyDiagnostics/${caller}`));
+    await assert.rejects(service.call("copyDiagnostics", [1], "settings"), { code: "BAD_REQUEST" });
   });
 });

@@ -1,4 +1,5 @@
 // S3: credentials behind one storage interface; the headless file is 0600.
+import { createLogger, formatFields } from "../../main/core/logger.ts";
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -133,17 +134,11 @@ describe("CredentialVault with memoryStorage", () => {
 
   test("a failing write warns, never throws or rejects flush", async () => {
     const storage = { protection: "file" as const, read: async () => null, write: async () => { throw new Error("disk full"); } };
-    const vault = await CredentialVault.open(storage);
     const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(w.message);
-    process.on("warning", onWarning);
-    try {
-      vault.set("a", "1");
-      await vault.flush();
-      await new Promise((r) => setImmediate(r));
-    } finally {
-      process.off("warning", onWarning);
-    }
+    const logger = createLogger({ level: "warn", sink: (r) => void warnings.push(`${r.message}${formatFields(r.fields)}`) });
+    const vault = await CredentialVault.open(storage, logger);
+    vault.set("a", "1");
+    await vault.flush();
     assert.equal(vault.get("a"), "1");
     assert.ok(warnings.some((w) => /disk full/.test(w)), JSON.stringify(warnings));
   });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { historyPath, openHistoryFile } from "../../core/card-history-file.ts";
 import { ProgressDesk } from "../../core/desk.ts";
 import { discoverGateway, type Discovered } from "../../core/discovery.ts";
+import { fallbackLogger, type Logger } from "../../core/logger.ts";
 import { SettingsStore } from "../../core/settings.ts";
 import { CredentialVault } from "../../core/vault.ts";
 import { safeStorageFile, type SafeStorageLike } from "../secret-storage.ts";
@@ -20,6 +21,8 @@ export type CoreContext = {
   store: KeyValueStore;
   safeStorage: SafeStorageLike;
   warn: (message: string) => void;
+  /** What the vault, the settings and the desk log through (default: warnings on stderr). */
+  logger?: Logger;
 };
 
 export type Core = {
@@ -31,14 +34,16 @@ export type Core = {
 };
 
 export async function setupCore(ctx: CoreContext): Promise<Core> {
+  const logger = ctx.logger ?? fallbackLogger();
   const file = await safeStorageFile(join(ctx.dataDir, "credentials.json"), ctx.safeStorage, ctx.platform, ctx.warn);
-  const vault = await CredentialVault.open(file);
-  const settings = new SettingsStore(storeSettingsBackend(ctx.store), vault);
+  const vault = await CredentialVault.open(file, logger);
+  const settings = new SettingsStore(storeSettingsBackend(ctx.store), vault, logger);
   const frames = storeWindowFrames(ctx.store);
   const discovered = discoverGateway({ env: ctx.env });
   for (const note of discovered.notes) ctx.warn(`Progress Desk: ${note}`);
+  for (const secret of [discovered.token, discovered.password, discovered.bootstrapToken]) logger.protect(secret);
   // The card history sits beside the settings in the data folder (userData).
   const history = openHistoryFile(historyPath(ctx.dataDir), { warn: ctx.warn });
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: ctx.clientVersion, platform: ctx.platform, history });
+  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: ctx.clientVersion, platform: ctx.platform, history, logger });
   return { vault, settings, frames, discovered, desk };
 }

@@ -8,7 +8,7 @@ import { createDeskService, type DeskService, type DeskServiceOptions } from "..
 import { broadcast, registerIpc } from "../ipc.ts";
 import type { Windows } from "./windows.ts";
 
-export type PagesContext = Pick<DeskServiceOptions, "desk" | "settings" | "discovered"> & {
+export type PagesContext = Pick<DeskServiceOptions, "desk" | "settings" | "discovered" | "logger" | "versions" | "clientVersion"> & {
   ipcMain: Pick<IpcMain, "handle" | "removeHandler">;
   windows: Pick<Windows, "contents" | "isOurContents">;
   openPage: (page: Page, card?: CardRef) => Promise<void>;
@@ -17,6 +17,8 @@ export type PagesContext = Pick<DeskServiceOptions, "desk" | "settings" | "disco
   /** The person acted on this card from a page. */
   onOwnAction: (card: CardRef) => void;
   warn: (message: string) => void;
+  /** Puts text on the clipboard ("Copy diagnostics": the pages have no clipboard permission). */
+  writeClipboard?: (text: string) => void;
 };
 
 export type Pages = { service: DeskService; dispose(): void };
@@ -31,6 +33,10 @@ export function setupPages(ctx: PagesContext): Pages {
       return true;
     },
     openPage: ctx.openPage,
+    ...(ctx.logger ? { logger: ctx.logger } : {}),
+    ...(ctx.versions ? { versions: ctx.versions } : {}),
+    ...(ctx.clientVersion !== undefined ? { clientVersion: ctx.clientVersion } : {}),
+    ...(ctx.writeClipboard ? { copyText: ctx.writeClipboard } : {}),
   });
   const isOurContents = (contents: WebContents): boolean => ctx.windows.isOurContents(contents);
   const unregisterIpc = registerIpc({ ipcMain: ctx.ipcMain, service, isOurContents, onOwnAction: ctx.onOwnAction, warn: ctx.warn });

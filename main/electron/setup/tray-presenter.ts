@@ -6,6 +6,7 @@
 import type { NativeTheme } from "electron";
 import type { Settings } from "../../../common/contract.ts";
 import type { DeskChange, DeskSnapshot, Unsubscribe } from "../../../common/model.ts";
+import { fallbackLogger, type Logger } from "../../core/logger.ts";
 import type { Schedule } from "../popover.ts";
 import { trayIconPath, trayIconVariant } from "../tray-icons.ts";
 import { TrayController, type TrayActions, type TrayDeps } from "../tray.ts";
@@ -25,6 +26,11 @@ export type TrayPresenterContext = {
   settings: { view(): Pick<Settings, "trayTitle">; onChange(listener: (s: Settings) => void): () => void };
   attention: Pick<Attention, "tracker" | "onChanged">;
   actions: TrayActions;
+  /** The folder holding the log file, and the OS shell's way to open it: with both the menu has "Show Logs". */
+  logFolder?: string;
+  openPath?: (path: string) => Promise<string>;
+  /** Where a failure to open the log folder is told (default: stderr). */
+  logger?: Pick<Logger, "warn">;
   now: () => number;
   schedule: Schedule;
 };
@@ -40,14 +46,24 @@ export type TrayPresenter = {
   destroy(): void;
 };
 
+/** Opens the log folder in the file manager; a failure is logged (there is nowhere else to say it). */
+export async function showLogs(folder: string, openPath: (path: string) => Promise<string>, log: Pick<Logger, "warn">): Promise<void> {
+  const failure = await openPath(folder).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
+  if (failure) log.warn("could not open the log folder", { folder, error: failure });
+}
+
 export function setupTrayPresenter(ctx: TrayPresenterContext): TrayPresenter {
   const tracker = ctx.attention.tracker;
+  const { logFolder, openPath } = ctx;
+  const log = ctx.logger ?? fallbackLogger();
+  const actions: TrayActions =
+    logFolder && openPath ? { ...ctx.actions, showLogs: () => void showLogs(logFolder, openPath, log) } : ctx.actions;
   const tray = new TrayController({
     createTray: ctx.createTray,
     buildMenu: ctx.buildMenu,
     iconPath: (state) => trayIconPath(ctx.assetsDir, state, trayIconVariant(ctx.platform, ctx.env, ctx.nativeTheme.shouldUseDarkColors)),
     platform: ctx.platform,
-    actions: ctx.actions,
+    actions,
   });
   // A theme switch can flip a dark panel light (or back): redraw the glyph in the other colour.
   ctx.nativeTheme.on("updated", () => tray.refreshIcon());

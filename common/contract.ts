@@ -99,6 +99,11 @@ export const DESK_VERBS = {
     result: Type.Void(),
     usage: "openPage(popover | dashboard | settings, card?)",
   }),
+  /**
+   * Opens the card's session in the Control UI of its Gateway (common/session-link.ts: no
+   * secret is ever in that link); false where no route can be built.
+   */
+  openSession: verb({ args: [CardRefSchema], result: Type.Boolean(), usage: "openSession(card)" }),
 } satisfies { [M in DeskMethod]: AnyVerb };
 
 type Verbs = typeof DESK_VERBS;

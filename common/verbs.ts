@@ -15,6 +15,7 @@ export const DESK_METHODS = Object.freeze([
   "removeGateway",
   "openExternal",
   "openPage",
+  "openSession",
 ] as const);
 export type DeskMethod = (typeof DESK_METHODS)[number];
 

@@ -41,6 +41,7 @@ const VALID: { [M in DeskMethod]: VerbArgs<M> } = {
   removeGateway: ["home"],
   openExternal: ["https://example.com/a?b=c"],
   openPage: ["dashboard", card],
+  openSession: [card],
 };
 
 /** Arguments each verb must refuse (at least one list per verb). */
@@ -60,6 +61,7 @@ const INVALID: Record<DeskMethod, unknown[][]> = {
   removeGateway: [[{ id: "home" }]],
   openExternal: [[{ href: "https://example.com" }]],
   openPage: [["about"], ["dashboard", { gatewayId: "home" }]],
+  openSession: [[], [{ gatewayId: "home" }], [{ ...card, sessionKey: 7 }], [card, "extra"]],
 };
 
 /** What each recorded handler answers: distinct per verb, of the verb's result type. */
@@ -74,6 +76,7 @@ const RESULTS: { [M in DeskMethod]: Awaited<ReturnType<DeskApi[M]>> } = {
   removeGateway: { ...SETTINGS, showCards: false },
   openExternal: true,
   openPage: undefined,
+  openSession: false,
 };
 
 type Recorded = { method: DeskMethod; args: unknown[] };
@@ -96,6 +99,7 @@ function recordingService(): { service: DeskService; calls: Recorded[]; emit(eve
       return () => void listeners.delete(listener);
     },
     gateways: () => [],
+    openSession: async () => false,
   };
   return { service, calls, emit: (event) => listeners.forEach((l) => l(event)) };
 }

@@ -98,6 +98,7 @@ const ARGS: Record<DeskMethod, unknown[]> = {
   removeGateway: ["home"],
   openExternal: ["https://example.com/"],
   openPage: ["popover", card],
+  openSession: [card],
 };
 
 describe("registerIpc", () => {

@@ -135,6 +135,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     actions: {
       togglePopover: () => windows.popover.toggle(),
       openCard: (ref) => void windows.openPage("popover", ref),
+      openSession: (ref) => void pages.service.openSession(ref),
       openDashboard: () => void windows.dashboard.open(),
       openSettings: () => void windows.settingsWindow.open(),
       retryGateway: (id) => desk.retry(id),

@@ -117,6 +117,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     settings,
     attention,
     openCard: (card) => void windows.openPage("popover", card),
+    openSession: (card) => void pages.service.openSession(card),
   });
   const pages = setupPages({
     ...base,

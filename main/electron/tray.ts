@@ -39,7 +39,8 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
   // One entry per card whose session has a Control UI route; none at all when no card has one.
   const sessions = model.cards.filter((row) => row.hasSession);
   if (sessions.length > 0) {
-    items.push({ label: "Open Session", submenu: sessions.map((row) => ({ label: row.label, click: () => actions.openSession(row.ref) })) });
+    const submenu = sessions.map((row) => ({ label: row.label, click: () => actions.openSession(row.ref) }));
+    items.push({ label: "Open Session", submenu });
   }
   items.push({ type: "separator" });
   for (const c of model.connections) {

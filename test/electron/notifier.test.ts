@@ -75,7 +75,12 @@ describe("Notifier", () => {
     notifier.deliver(notice(1));
     notifier.deliver(notice(2));
     notifier.deliver(notice(3, { kind: "summary", card: null, title: "3 updates" }));
-    assert.deepEqual(at(0).options, { title: "Task 1", body: "Step 1 done", silent: false, actions: [{ type: "button", text: "Open Session" }] });
+    assert.deepEqual(at(0).options, {
+      title: "Task 1",
+      body: "Step 1 done",
+      silent: false,
+      actions: [{ type: "button", text: "Open Session" }],
+    });
     assert.deepEqual(at(0).listeners.has("action"), true);
     // No route (notice 2) or no card (a summary): no button, no action listener.
     for (const i of [1, 2]) {

@@ -20,7 +20,12 @@ function started(key: string, gatewayId = "home", revision = 1): CardEntry {
 }
 
 function setup(opts: { supported?: boolean; interval?: number; platform?: NodeJS.Platform } = {}) {
-  const f = fakeElectron({ dataDir: "unused", env: {}, notificationsSupported: () => opts.supported ?? true, ...(opts.platform ? { platform: opts.platform } : {}) });
+  const f = fakeElectron({
+    dataDir: "unused",
+    env: {},
+    notificationsSupported: () => opts.supported ?? true,
+    ...(opts.platform ? { platform: opts.platform } : {}),
+  });
   const desk = new FakeDesk();
   desk.gateway("home", "Home");
   const settings = new FakeSettings();

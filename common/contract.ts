@@ -105,6 +105,11 @@ export const DESK_VERBS = {
   }),
   /** Settings only: versions, connection states and the last log lines, redacted (the app copies them where it can). */
   copyDiagnostics: verb({ args: [], result: made<DiagnosticsCopy>(), usage: "copyDiagnostics()" }),
+  /**
+   * Opens the card's session in the Control UI of its Gateway (common/session-link.ts: no
+   * secret is ever in that link); false where no route can be built.
+   */
+  openSession: verb({ args: [CardRefSchema], result: Type.Boolean(), usage: "openSession(card)" }),
 } satisfies { [M in DeskMethod]: AnyVerb };
 
 type Verbs = typeof DESK_VERBS;

@@ -26,3 +26,12 @@ export function sessionLink(gatewayUrl: string, sessionKey: string): string | nu
   const hex = uuid.slice(1).join("").toLowerCase();
   return `${scheme}//${url.host}/chat/${agentId}/${hex}`;
 }
+
+/** The link of a card's session on its own Gateway (by id among `gateways`), or null. */
+export function cardSessionLink(
+  gateways: readonly { id: string; url: string }[],
+  card: { gatewayId: string; sessionKey: string },
+): string | null {
+  const gateway = gateways.find((g) => g.id === card.gatewayId);
+  return gateway ? sessionLink(gateway.url, card.sessionKey) : null;
+}

@@ -16,6 +16,7 @@ export const DESK_METHODS = Object.freeze([
   "openExternal",
   "openPage",
   "copyDiagnostics",
+  "openSession",
 ] as const);
 export type DeskMethod = (typeof DESK_METHODS)[number];
 

@@ -7,6 +7,7 @@ import type { CardRef, DeskEvent, DeskHandlers, DeskMethod, Page, Settings } fro
 import { DeskError, ERROR_CODES, isDeskError } from "../../common/errors.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import { diagnosticsText } from "./diagnostics.ts";
+import { cardSessionLink } from "../../common/session-link.ts";
 import { discoveredGateway, type Discovered } from "./discovery.ts";
 import { silentLogger, type Logger } from "./logger.ts";
 import type { SettingsStore } from "./settings.ts";
@@ -38,6 +39,8 @@ export type DeskService = {
   subscribe(listener: (event: DeskEvent) => void): () => void;
   /** The Gateways the core should use now. */
   gateways(): GatewayConfig[];
+  /** Opens the card's session in its Gateway's Control UI (the verb, for the tray and notices too). */
+  openSession(card: CardRef): Promise<boolean>;
 };
 
 /** The zero-configuration Gateway, labelled "Local". */
@@ -85,6 +88,12 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
   applyActivity(settings.view());
   settings.onChange(applyActivity);
 
+  // The Gateway URL as the core has it; sessionLink keeps only scheme, host and port of it.
+  const openSession = async (card: CardRef): Promise<boolean> => {
+    const link = cardSessionLink(desk.snapshot().gateways, card);
+    return link !== null && isSafeExternalUrl(link) ? await opts.openExternal(link) : false;
+  };
+
   // One handler per verb of the contract, typed from its table: a missing verb, an extra
   // one or a handler with other parameter or result types does not compile.
   const handlers: DeskHandlers = {
@@ -118,10 +127,12 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
       opts.copyText(text);
       return { text, copied: true };
     },
+    openSession,
   };
 
   return {
     gateways,
+    openSession,
     call: serveContract(handlers),
     subscribe(listener) {
       const offDesk = desk.subscribe((change) => listener({ type: "change", change }));

@@ -15,6 +15,7 @@
 import type { CardRef } from "../../common/contract.ts";
 import { KEYCHAIN_UNAVAILABLE } from "../../common/credential-storage.ts";
 import { noteLine, visibleCards } from "../../common/glance.ts";
+import { cardSessionLink } from "../../common/session-link.ts";
 import { truncate } from "../../common/truncate.ts";
 import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
 import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
@@ -22,7 +23,14 @@ import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
 export type TrayIconState = "idle" | "working" | "ready" | "attention" | "disconnected";
 export type TrayRowState = "active" | "paused" | "complete" | "note" | "failed" | "error";
 
-export type TrayCardRow = { ref: CardRef; label: string; state: TrayRowState; asks: boolean };
+export type TrayCardRow = {
+  ref: CardRef;
+  label: string;
+  state: TrayRowState;
+  asks: boolean;
+  /** A Control UI route exists for this card's session (common/session-link.ts). */
+  hasSession: boolean;
+};
 export type TrayConnectionRow = { gatewayId: string; state: ConnectionState["state"]; label: string; needsAction: boolean };
 
 export type TrayModel = {
@@ -187,6 +195,7 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
     label: truncate(`${many ? `${labelOf.get(c.e.gatewayId) ?? c.e.gatewayId} · ` : ""}${c.e.title} — ${rowDetail(c.e, c.state)}`, MENU_LABEL_BUDGET),
     state: c.state,
     asks: c.asks || c.ready,
+    hasSession: cardSessionLink(gateways, c.e) !== null,
   }));
 
   return {

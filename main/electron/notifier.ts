@@ -1,6 +1,8 @@
 // N4, N7: shows the policy's notices through Electron's Notification. A click opens that
 // card in the popover; when the OS refuses (unsigned builds can: the `failed` event) or
 // has no notifications at all, the milestone goes to the tray's attention state instead.
+// Where the OS shows notification buttons (macOS) and the card's session has a Control UI
+// route, an "Open Session" button opens that session; the plain click stays the popover.
 import type { Notification, NotificationConstructorOptions } from "electron";
 import type { CardRef } from "../../common/contract.ts";
 import type { Notice } from "../core/notification-policy.ts";
@@ -11,8 +13,13 @@ export type NotifierDeps = {
   create: (options: NotificationConstructorOptions) => NotificationLike;
   isSupported: () => boolean;
   onClick: (card: CardRef | null) => void;
+  /** Whether a notice about this card gets the Open Session button (none when absent). */
+  offersSession?: (card: CardRef) => boolean;
+  onOpenSession?: (card: CardRef) => void;
   onRefused: (notice: Notice, reason: string) => void;
 };
+
+export const OPEN_SESSION = "Open Session";
 
 /** Notifications still on screen, referenced so their click handlers survive collection. */
 const MAX_LIVE = 20;
@@ -29,7 +36,14 @@ export class Notifier {
 
   deliver(notice: Notice): void {
     if (!this.deps.isSupported()) return this.deps.onRefused(notice, "notifications are not supported here");
-    const n = this.deps.create({ title: notice.title, body: notice.body, silent: false });
+    const card = notice.card;
+    const session = card !== null && this.deps.offersSession?.(card) === true;
+    const n = this.deps.create({
+      title: notice.title,
+      body: notice.body,
+      silent: false,
+      ...(session ? { actions: [{ type: "button" as const, text: OPEN_SESSION }] } : {}),
+    });
     const forget = (): void => {
       const i = this.live.indexOf(n);
       if (i >= 0) this.live.splice(i, 1);
@@ -38,6 +52,12 @@ export class Notifier {
       forget();
       this.deps.onClick(notice.card);
     });
+    if (session) {
+      n.on("action", (_event, index) => {
+        forget();
+        if (index === 0) this.deps.onOpenSession?.(card);
+      });
+    }
     n.on("close", forget);
     n.on("failed", (_event, error) => {
       forget();

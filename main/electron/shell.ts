@@ -126,6 +126,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     settings,
     attention,
     openCard: (card) => void windows.openPage("popover", card),
+    openSession: (card) => void pages.service.openSession(card),
   });
   const pages = setupPages({
     ...base,
@@ -144,6 +145,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     actions: {
       togglePopover: () => windows.popover.toggle(),
       openCard: (ref) => void windows.openPage("popover", ref),
+      openSession: (ref) => void pages.service.openSession(ref),
       openDashboard: () => void windows.dashboard.open(),
       openSettings: () => void windows.settingsWindow.open(),
       retryGateway: (id) => desk.retry(id),

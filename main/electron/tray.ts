@@ -12,6 +12,8 @@ export type TrayLike = Pick<Tray, "setImage" | "setTitle" | "setToolTip" | "setC
 export type TrayActions = {
   togglePopover(): void;
   openCard(ref: CardRef): void;
+  /** Opens the card's session in its Gateway's Control UI. */
+  openSession(ref: CardRef): void;
   openDashboard(): void;
   openSettings(): void;
   retryGateway(gatewayId: string): void;
@@ -36,6 +38,12 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
   if (model.cards.length === 0) items.push({ label: "No progress cards", enabled: false });
   for (const row of model.cards) items.push({ label: row.label, click: () => actions.openCard(row.ref) });
   if (model.moreCards > 0) items.push({ label: `${model.moreCards} more in the popover…`, click: () => actions.togglePopover() });
+  // One entry per card whose session has a Control UI route; none at all when no card has one.
+  const sessions = model.cards.filter((row) => row.hasSession);
+  if (sessions.length > 0) {
+    const submenu = sessions.map((row) => ({ label: row.label, click: () => actions.openSession(row.ref) }));
+    items.push({ label: "Open Session", submenu });
+  }
   items.push({ type: "separator" });
   for (const c of model.connections) {
     if (c.needsAction) items.push({ label: c.label, click: () => actions.openSettings() });
@@ -56,7 +64,7 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
 }
 
 function menuSignature(model: TrayModel): string {
-  return JSON.stringify([model.cards.map((r) => [r.label, r.ref]), model.moreCards, model.connections]);
+  return JSON.stringify([model.cards.map((r) => [r.label, r.ref, r.hasSession]), model.moreCards, model.connections]);
 }
 
 export class TrayController {

@@ -4,14 +4,25 @@
 import type { DeskApi, Page } from "../../common/contract.ts";
 import { isSafeExternalUrl } from "../../common/verbs.ts";
 import { buildDeskApi } from "../../common/desk-proxy.ts";
+import type { DeskSnapshot } from "../../common/model.ts";
+import { cardSessionLink } from "../../common/session-link.ts";
 import { hostTransport } from "./host-transport.ts";
 
-/** The page's API in a browser: every verb over the host socket but the two a browser page does itself. */
+/** The page's API in a browser: every verb over the host socket but the three a browser page does itself. */
 export function connectHostBridge(loc: Pick<Location, "pathname" | "protocol" | "host" | "assign"> = window.location): DeskApi {
-  return buildDeskApi(hostTransport(loc), {
+  const transport = hostTransport(loc);
+  return buildDeskApi(transport, {
     async openExternal(href) {
       if (!isSafeExternalUrl(href)) return false;
       window.open(href, "_blank", "noopener,noreferrer");
+      return true;
+    },
+    async openSession(card) {
+      // The same link main builds (no secret in it), from the host's Gateway URLs; a new tab like any link.
+      const snapshot = (await transport.invoke("snapshot", [])) as DeskSnapshot;
+      const link = cardSessionLink(snapshot.gateways, card);
+      if (link === null || !isSafeExternalUrl(link)) return false;
+      window.open(link, "_blank", "noopener,noreferrer");
       return true;
     },
     async openPage(page: Page, card) {

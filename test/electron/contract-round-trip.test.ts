@@ -42,6 +42,7 @@ const VALID: { [M in DeskMethod]: VerbArgs<M> } = {
   openExternal: ["https://example.com/a?b=c"],
   openPage: ["dashboard", card],
   copyDiagnostics: [],
+  openSession: [card],
 };
 
 /** Arguments each verb must refuse (at least one list per verb). */
@@ -62,6 +63,7 @@ const INVALID: Record<DeskMethod, unknown[][]> = {
   openExternal: [[{ href: "https://example.com" }]],
   openPage: [["about"], ["dashboard", { gatewayId: "home" }]],
   copyDiagnostics: [["extra"]],
+  openSession: [[], [{ gatewayId: "home" }], [{ ...card, sessionKey: 7 }], [card, "extra"]],
 };
 
 /** What each recorded handler answers: distinct per verb, of the verb's result type. */
@@ -77,6 +79,7 @@ const RESULTS: { [M in DeskMethod]: Awaited<ReturnType<DeskApi[M]>> } = {
   openExternal: true,
   openPage: undefined,
   copyDiagnostics: { text: "Progress Desk 1.2.3 on linux\n", copied: true },
+  openSession: false,
 };
 
 type Recorded = { method: DeskMethod; args: unknown[] };
@@ -99,6 +102,7 @@ function recordingService(): { service: DeskService; calls: Recorded[]; emit(eve
       return () => void listeners.delete(listener);
     },
     gateways: () => [],
+    openSession: async () => false,
   };
   return { service, calls, emit: (event) => listeners.forEach((l) => l(event)) };
 }

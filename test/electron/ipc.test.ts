@@ -100,6 +100,7 @@ const ARGS: Record<DeskMethod, unknown[]> = {
   openExternal: ["https://example.com/"],
   openPage: ["popover", card],
   copyDiagnostics: [],
+  openSession: [card],
 };
 
 describe("registerIpc", () => {

@@ -16,9 +16,10 @@ const notice = (n: number, overrides: Partial<Notice> = {}): Notice => ({
   ...overrides,
 });
 
-function setup(supported = true, failOnShow: string | null = null) {
+function setup(supported = true, failOnShow: string | null = null, offersSession?: (card: CardRef) => boolean) {
   const created: FakeNotification[] = [];
   const clicks: (CardRef | null)[] = [];
+  const sessions: CardRef[] = [];
   const refused: [Notice, string][] = [];
   const notifier = new Notifier({
     create: (options) => {
@@ -30,13 +31,14 @@ function setup(supported = true, failOnShow: string | null = null) {
     isSupported: () => supported,
     onClick: (c) => clicks.push(c),
     onRefused: (n, reason) => refused.push([n, reason]),
+    ...(offersSession ? { offersSession, onOpenSession: (c: CardRef) => void sessions.push(c) } : {}),
   });
   const at = (i: number): FakeNotification => {
     const n = created[i];
     assert.ok(n, `notification ${i} exists`);
     return n;
   };
-  return { notifier, created, clicks, refused, at };
+  return { notifier, created, clicks, refused, at, sessions };
 }
 
 describe("Notifier", () => {
@@ -66,6 +68,31 @@ describe("Notifier", () => {
     notifier.deliver(notice(1, { kind: "summary", card: null, title: "3 updates" }));
     at(0).emit("click", fakeEvent());
     assert.deepEqual(clicks, [null]);
+  });
+
+  test("a notice whose session has a route gets the Open Session button; the button opens the session, a click the card", () => {
+    const { notifier, at, clicks, sessions } = setup(true, null, (c) => c.sessionKey !== card(2).sessionKey);
+    notifier.deliver(notice(1));
+    notifier.deliver(notice(2));
+    notifier.deliver(notice(3, { kind: "summary", card: null, title: "3 updates" }));
+    assert.deepEqual(at(0).options, {
+      title: "Task 1",
+      body: "Step 1 done",
+      silent: false,
+      actions: [{ type: "button", text: "Open Session" }],
+    });
+    assert.deepEqual(at(0).listeners.has("action"), true);
+    // No route (notice 2) or no card (a summary): no button, no action listener.
+    for (const i of [1, 2]) {
+      assert.equal(at(i).options.actions, undefined, `notice ${i + 1}`);
+      assert.equal(at(i).listeners.has("action"), false, `notice ${i + 1}`);
+    }
+    at(0).emit("action", fakeEvent(), 0);
+    assert.deepEqual(sessions, [card(1)]);
+    assert.deepEqual(clicks, [], "the button is not a click");
+    at(0).emit("click", fakeEvent());
+    assert.deepEqual(clicks, [card(1)]);
+    assert.deepEqual(sessions, [card(1)], "the click does not open the session");
   });
 
   test("an OS refusal hands the notice and the reason to onRefused", () => {

@@ -19,8 +19,13 @@ function started(key: string, gatewayId = "home", revision = 1): CardEntry {
   return entry({ gatewayId, sessionKey: key, title: `Task ${key}`, card: c });
 }
 
-function setup(opts: { supported?: boolean; interval?: number } = {}) {
-  const f = fakeElectron({ dataDir: "unused", env: {}, notificationsSupported: () => opts.supported ?? true });
+function setup(opts: { supported?: boolean; interval?: number; platform?: NodeJS.Platform } = {}) {
+  const f = fakeElectron({
+    dataDir: "unused",
+    env: {},
+    notificationsSupported: () => opts.supported ?? true,
+    ...(opts.platform ? { platform: opts.platform } : {}),
+  });
   const desk = new FakeDesk();
   desk.gateway("home", "Home");
   const settings = new FakeSettings();
@@ -28,6 +33,7 @@ function setup(opts: { supported?: boolean; interval?: number } = {}) {
   const inFront = new Set<string>();
   const refused: [string | null, string][] = [];
   const opened: (CardRef | undefined)[] = [];
+  const sessions: CardRef[] = [];
   const n = setupNotifications({
     ...f.deps,
     desk,
@@ -37,12 +43,13 @@ function setup(opts: { supported?: boolean; interval?: number } = {}) {
       flagRefused: (c, reason) => void refused.push([c?.sessionKey ?? null, reason]),
     },
     openCard: (c) => void opened.push(c),
+    openSession: (c) => void sessions.push(c),
     now: () => T0,
     schedule: timers.schedule,
     policy: { perSessionIntervalMs: opts.interval ?? 0 },
   });
   const shown = () => f.notifications.map((x) => [x.options.title, x.options.body?.split(" · ")[0]]);
-  return { f, desk, settings, timers, inFront, refused, opened, n, shown };
+  return { f, desk, settings, timers, inFront, refused, opened, sessions, n, shown };
 }
 
 describe("notifications: from a card change to the OS", () => {
@@ -55,6 +62,27 @@ describe("notifications: from a card change to the OS", () => {
     assert.equal(f.notifications.length, 1, "the same revision is not told again");
     f.notifications[0]!.emit("click", fakeEvent());
     assert.deepEqual(opened.map((c) => c?.sessionKey), ["s:a"]);
+  });
+
+  test("macOS: a notice about a session with a Control UI route has Open Session; the button opens it, a click the card", () => {
+    const { desk, f, opened, sessions } = setup();
+    const routed = "agent:dev:dashboard:2cb6be5e-93ad-4920-8ac5-86282b7168c2";
+    desk.putCard(started(routed));
+    desk.putCard(started("agent:main:main"));
+    assert.deepEqual(f.notifications.map((x) => x.options.actions), [[{ type: "button", text: "Open Session" }], undefined]);
+    f.notifications[0]!.emit("action", fakeEvent(), 0);
+    assert.deepEqual(sessions.map((c) => c.sessionKey), [routed]);
+    assert.equal(opened.length, 0, "the button does not open the popover");
+    f.notifications[0]!.emit("click", fakeEvent());
+    assert.deepEqual(opened.map((c) => c?.sessionKey), [routed]);
+    assert.equal(sessions.length, 1);
+  });
+
+  test("elsewhere notices have no buttons (Electron shows them on macOS only)", () => {
+    const { desk, f } = setup({ platform: "linux" });
+    desk.putCard(started("agent:dev:dashboard:2cb6be5e-93ad-4920-8ac5-86282b7168c2"));
+    assert.equal(f.notifications.length, 1);
+    assert.equal(f.notifications[0]!.options.actions, undefined);
   });
 
   test("a completed card is told as completed", () => {

@@ -41,6 +41,7 @@ function setup(opts: SetupOptions = {}) {
     actions: {
       togglePopover: () => void actions.push("toggle"),
       openCard: (ref) => void actions.push(`open ${ref.sessionKey}`),
+      openSession: (ref) => void actions.push(`session ${ref.sessionKey}`),
       openDashboard: () => void actions.push("dashboard"),
       openSettings: () => void actions.push("settings"),
       retryGateway: (id) => void actions.push(`retry ${id}`),

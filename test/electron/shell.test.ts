@@ -7,12 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startShell, type Shell } from "../../main/electron/shell.ts";
+import type { CardRef } from "../../common/contract.ts";
 import type { TrayModel } from "../../main/core/tray-model.ts";
 import { POPOVER_BLUR_GUARD_MS } from "../../main/electron/popover.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
 import { fakeElectron, fakeEvent, type FakeElectron, type FakeMenu, type FakeTray, type FakeWindow } from "./fake-electron.ts";
+import { sessionLink } from "../../common/session-link.ts";
 import { until } from "../harness/until.ts";
 
 let gw: TestGateway;
@@ -138,6 +140,39 @@ describe("tray (P1) from real cards", () => {
     assert.equal(model().badge, 1);
     assert.match(tray().image, /attentionTemplate\.png$/);
     assert.match(model().tooltip, /1 item needs a look/);
+  });
+});
+
+describe("open the session (issue 12) from the tray, a notice and a page", () => {
+  test("each opens the session's Control UI link in the system browser, with no secret in it", async () => {
+    const key = await agent.createSession();
+    const link = sessionLink(gw.url, key)!;
+    assert.ok(link, key);
+    const before = f.notifications.length;
+    await agent.put(key, { plan: plan("in_progress", "pending") });
+    const notice = await until("its notice", () => f.notifications.slice(before).find((x) => x.shown && x.options.actions !== undefined));
+    const opened = f.opened.length;
+    // The notice's Open Session button (macOS is the fake's platform).
+    notice.emit("action", fakeEvent(), 0);
+    await until("opened from the notice", () => f.opened.length === opened + 1);
+    // The tray's Open Session submenu.
+    await until("its Open Session row", () => model().cards.some((r) => r.ref.sessionKey === key && r.hasSession));
+    tray().emit("right-click");
+    const menu = tray().poppedUp.at(-1) as FakeMenu;
+    const sub = menu.items.find((i) => i.label === "Open Session")?.submenu as { label?: string; click?: () => void }[] | undefined;
+    const row = sub?.find((i) => i.label === model().cards.find((r) => r.ref.sessionKey === key)!.label);
+    assert.ok(row?.click, menu.items.map((i) => i.label).join(" | "));
+    row.click();
+    await until("opened from the tray", () => f.opened.length === opened + 2);
+    // The verb from a page.
+    await shell.openPage("popover");
+    const win = popoverWindow()!;
+    const ref: CardRef = { gatewayId: shell.desk.gatewayIds()[0]!, sessionKey: key, agentId: null };
+    assert.equal(await f.invoke(win, "openSession", [ref]), true);
+    assert.equal(await f.invoke(win, "openSession", [{ ...ref, gatewayId: "elsewhere" }]), false);
+    win.blur();
+    assert.deepEqual(f.opened.slice(opened), [link, link, link]);
+    assert.ok(!f.opened.some((u) => u.includes(gw.token!)), "no token in any opened link");
   });
 });
 

@@ -17,8 +17,8 @@ function model(overrides: Partial<TrayModel> = {}): TrayModel {
     title: "2/5 Repair session owner",
     tooltip: "Progress Desk — 1 item needs a look, 1 working",
     cards: [
-      { ref: refA, label: "Home · Repair session owner — tests (2/5)", state: "active", asks: false },
-      { ref: refB, label: "Work · Deploy — paused at review (1/3)", state: "paused", asks: true },
+      { ref: refA, label: "Home · Repair session owner — tests (2/5)", state: "active", asks: false, hasSession: false },
+      { ref: refB, label: "Work · Deploy — paused at review (1/3)", state: "paused", asks: true, hasSession: false },
     ],
     moreCards: 0,
     connections: [
@@ -39,6 +39,7 @@ function recordingActions(): { actions: TrayActions; log: string[] } {
     actions: {
       togglePopover: () => log.push("togglePopover"),
       openCard: (ref) => log.push(`openCard ${ref.gatewayId}/${ref.sessionKey}`),
+      openSession: (ref) => log.push(`openSession ${ref.gatewayId}/${ref.sessionKey}`),
       openDashboard: () => log.push("openDashboard"),
       openSettings: () => log.push("openSettings"),
       retryGateway: (id) => log.push(`retryGateway ${id}`),
@@ -110,6 +111,22 @@ describe("menuTemplate", () => {
       "openSettings",
       "quit",
     ]);
+  });
+
+  test("Open Session lists only the cards with a Control UI route; each opens its own session", () => {
+    const { actions, log } = recordingActions();
+    const withRoute = model();
+    withRoute.cards = withRoute.cards.map((row) => ({ ...row, hasSession: row.ref === refB }));
+    const items = menuTemplate(withRoute, actions, "darwin");
+    const open = items.find((i) => i.label === "Open Session");
+    assert.ok(open, "the Open Session item is there");
+    assert.equal(items.indexOf(open), 2, "right after the card rows");
+    const submenu = open.submenu as MenuItemConstructorOptions[];
+    assert.deepEqual(shape(submenu), [{ label: "Work · Deploy — paused at review (1/3)", click: true }]);
+    click(submenu[0]);
+    assert.deepEqual(log, ["openSession work/agent:ops:b"]);
+    // Without any route there is no such item (the macOS test above shows the whole menu).
+    assert.equal(menuTemplate(model(), actions, "darwin").find((i) => i.label === "Open Session"), undefined);
   });
 
   test("a card row opens exactly the ref it was built with", () => {
@@ -341,6 +358,12 @@ describe("TrayController", () => {
     assert.deepEqual(tray.calls.at(-1), ["setContextMenu", menus[1]]);
     controller.render(model({ moreCards: 1, title: "other" }));
     assert.equal(names().includes("setTitle"), false);
+    // A session route appearing for a card is a new menu (the Open Session entry).
+    const routed = model({ moreCards: 1, title: "other" });
+    routed.cards = routed.cards.map((row) => ({ ...row, hasSession: true }));
+    controller.render(routed);
+    assert.deepEqual(tray.calls.at(-1), ["setContextMenu", menus[2]]);
+    assert.ok(menus[2]!.items.some((i) => i.label === "Open Session"));
   });
 
   test("Windows: no title, clicks like macOS", () => {

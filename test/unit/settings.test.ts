@@ -151,7 +151,7 @@ describe("the page contract", () => {
       ["dismiss", "not a list"],
     ];
     for (const [m, a] of bad) assert.throws(() => validateArgs(m, a), (e: unknown) => isDeskError(e, "BAD_REQUEST"), `${m} ${JSON.stringify(a)}`);
-    assert.equal(DESK_METHODS.length, 11);
+    assert.equal(DESK_METHODS.length, 12);
   });
 
   test("only http, https and mailto links open", () => {

@@ -75,6 +75,17 @@ describe("menu rows say each state in words", () => {
   });
 });
 
+describe("Open Session rows", () => {
+  test("a row has a session only where its Gateway URL and key give a Control UI route", () => {
+    const uuidKey = "agent:dev:dashboard:2cb6be5e-93ad-4920-8ac5-86282b7168c2";
+    const rows = plain(snap(gateway("a", [shown(uuidKey, {}), shown("agent:main:main", {})]))).cards;
+    assert.deepEqual(rows.map((r) => [r.ref.sessionKey, r.hasSession]), [[uuidKey, true], ["agent:main:main", false]]);
+    // The same key on a Gateway whose URL gives no route (not ws/wss).
+    const noRoute = plain(snap(gateway("a", [shown(uuidKey, {})], { url: "http://a.test:1" }))).cards;
+    assert.equal(noRoute[0]!.hasSession, false);
+  });
+});
+
 describe("connection phrases", () => {
   test("one phrase per state", () => {
     assert.equal(connectionPhrase(connected(T0), NOW), "Connected");

@@ -1,9 +1,11 @@
 // Desktop notifications: the policy decides which card changes are milestones worth a
 // notice (and when), the notifier shows them through the OS. A click opens that card in
 // the popover; a notice the OS refuses becomes the tray's attention state. With several
-// Gateways a notice's title names the Gateway.
+// Gateways a notice's title names the Gateway. On macOS a notice whose session has a
+// Control UI route has an Open Session button.
 import type { NotificationConstructorOptions } from "electron";
 import type { CardRef, Settings } from "../../../common/contract.ts";
+import { cardSessionLink } from "../../../common/session-link.ts";
 import { NotificationPolicy, type PolicyOptions } from "../../core/notification-policy.ts";
 import type { DeskChange, DeskSnapshot, Unsubscribe } from "../../../common/model.ts";
 import { Notifier, type NotificationLike } from "../notifier.ts";
@@ -21,6 +23,10 @@ export type NotificationsContext = {
   attention: Pick<Attention, "isVisibleInFocusedWindow" | "flagRefused">;
   /** Opens the popover, on this card if there is one (a notice was clicked). */
   openCard: (card: CardRef | undefined) => void;
+  /** Opens a card's session in its Gateway's Control UI (the notice's button). */
+  openSession: (card: CardRef) => void;
+  /** Notification buttons are macOS's alone (Electron ignores them elsewhere). */
+  platform: NodeJS.Platform;
   createNotification: (options: NotificationConstructorOptions) => NotificationLike;
   notificationsSupported: () => boolean;
   now: () => number;
@@ -39,6 +45,8 @@ export function setupNotifications(ctx: NotificationsContext): Notifications {
     create: ctx.createNotification,
     isSupported: ctx.notificationsSupported,
     onClick: (card) => ctx.openCard(card ?? undefined),
+    offersSession: (card) => ctx.platform === "darwin" && cardSessionLink(ctx.desk.snapshot().gateways, card) !== null,
+    onOpenSession: (card) => ctx.openSession(card),
     onRefused: (notice, reason) => ctx.attention.flagRefused(notice.card, reason),
   });
   const gatewayLabels = new Map<string, string>();

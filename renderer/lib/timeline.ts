@@ -7,7 +7,7 @@ import type { CardEntry, CardTiming } from "../../common/model.ts";
 import { elapsedText } from "./timing-line.ts";
 
 export type TimelineSegment =
-  | { kind: "step"; step: string; running: boolean; ms: number; startedAt: number; label: string }
+  | { kind: "step"; step: string; running: boolean; growing: boolean; ms: number; startedAt: number; label: string }
   | { kind: "gap"; from: number | null; to: number; label: string };
 
 export type Timeline = {
@@ -16,17 +16,21 @@ export type Timeline = {
   totalMs: number;
 };
 
-/** Steps in the order they started; a gap goes where it fell. `now` measures the running step. */
-export function timeline(t: CardTiming | null | undefined, now: number): Timeline {
+/**
+ * Steps in the order they started; a gap goes where it fell. `now` measures the running step
+ * while `growing` (the card is live and active); a step in progress on a paused or offline card
+ * is not measured (when it stopped is unknown) and shows as a sliver.
+ */
+export function timeline(t: CardTiming | null | undefined, now: number, growing = true): Timeline {
   if (!t) return { segments: [], totalMs: 0 };
   const dated: { at: number; seg: TimelineSegment }[] = [];
   for (const s of t.steps) {
     if (s.startedAt === null || s.status === "pending") continue;
     const running = s.status === "in_progress";
     if (!running && s.finishedAt === null) continue;
-    const ms = Math.max(0, (running ? now : s.finishedAt!) - s.startedAt);
-    const label = running ? `${s.step}: running ${elapsedText(ms)}` : `${s.step}: ${humanDuration(ms)}`;
-    dated.push({ at: s.startedAt, seg: { kind: "step", step: s.step, running, ms, startedAt: s.startedAt, label } });
+    const ms = running ? (growing ? Math.max(0, now - s.startedAt) : 0) : Math.max(0, s.finishedAt! - s.startedAt);
+    const label = !running ? `${s.step}: ${humanDuration(ms)}` : growing ? `${s.step}: running ${elapsedText(ms)}` : `${s.step}: not running now`;
+    dated.push({ at: s.startedAt, seg: { kind: "step", step: s.step, running, growing: running && growing, ms, startedAt: s.startedAt, label } });
   }
   if (dated.length === 0) return { segments: [], totalMs: 0 };
   const first = Math.min(...dated.map((d) => d.at));

@@ -95,6 +95,15 @@ describe("timeline", () => {
     assert.equal(later.totalMs - before.totalMs, 10 * MIN);
   });
 
+  test("a step in progress on a paused or offline card is not measured", () => {
+    const tl = timeline(timing(), T0 + 3 * MIN, false);
+    assert.deepEqual(
+      tl.segments.map((s) => s.label),
+      ["Step 1: 8 min", "Step 2: not running now"],
+    );
+    assert.equal(tl.totalMs, 8 * MIN);
+  });
+
   test("a gap sits where it fell and is no work time; a step without a seen start has no segment", () => {
     const t = timing({
       steps: [

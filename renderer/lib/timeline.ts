@@ -29,8 +29,15 @@ export function timeline(t: CardTiming | null | undefined, now: number, growing 
     const running = s.status === "in_progress";
     if (!running && s.finishedAt === null) continue;
     const ms = running ? (growing ? Math.max(0, now - s.startedAt) : 0) : Math.max(0, s.finishedAt! - s.startedAt);
-    const label = !running ? `${s.step}: ${humanDuration(ms)}` : growing ? `${s.step}: running ${elapsedText(ms)}` : `${s.step}: not running now`;
-    dated.push({ at: s.startedAt, seg: { kind: "step", step: s.step, running, growing: running && growing, ms, startedAt: s.startedAt, label } });
+    const label = !running
+      ? `${s.step}: ${humanDuration(ms)}`
+      : growing
+        ? `${s.step}: running ${elapsedText(ms)}`
+        : `${s.step}: not running now`;
+    dated.push({
+      at: s.startedAt,
+      seg: { kind: "step", step: s.step, running, growing: running && growing, ms, startedAt: s.startedAt, label },
+    });
   }
   if (dated.length === 0) return { segments: [], totalMs: 0 };
   const first = Math.min(...dated.map((d) => d.at));

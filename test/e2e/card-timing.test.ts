@@ -38,7 +38,8 @@ async function openClockedPage(url: string, width = 400): Promise<{ page: Page; 
   return { page, close: () => context.close(), errors };
 }
 
-const timingText = async (page: Page, key: string): Promise<string> => ((await card(page, key).locator("p.timing").textContent()) ?? "").trim();
+const timingText = async (page: Page, key: string): Promise<string> =>
+  ((await card(page, key).locator("p.timing").textContent()) ?? "").trim();
 
 /** Waits for a card's timing line to match. */
 async function lineMatches(page: Page, key: string, re: RegExp): Promise<string> {
@@ -52,13 +53,16 @@ async function lineMatches(page: Page, key: string, re: RegExp): Promise<string>
 }
 
 describe("card timing on the pages", { skip: chromium.ok ? false : chromium.reason }, () => {
-  before(async () => {
-    model = await startScriptedModel();
-    [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
-    user = await connectBareClient(gw);
-    th = await startTestHost(gw);
-    await warmUpAgent(user, gw);
-  }, { timeout: 300_000 });
+  before(
+    async () => {
+      model = await startScriptedModel();
+      [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
+      user = await connectBareClient(gw);
+      th = await startTestHost(gw);
+      await warmUpAgent(user, gw);
+    },
+    { timeout: 300_000 },
+  );
 
   after(async () => {
     await browser?.close();
@@ -69,55 +73,67 @@ describe("card timing on the pages", { skip: chromium.ok ? false : chromium.reas
     await model?.stop();
   });
 
-  test("a live run: step, running time, estimate and update time; the dashboard's timeline grows; paused stops it", { timeout: 120_000 }, async () => {
-    const key = await user.createSession();
-    const popover = await openClockedPage(th.host.url);
-    const dash = await openClockedPage(th.host.pageUrl("dashboard"), 960);
-    try {
-      th.settings.update({ pinned: [`${th.desk.gatewayIds()[0]!}\u0000${key}`] });
-      const turn = user.runTurn(key, [
-        { tool: "progress_card", args: { plan: plan("in_progress", "pending", "pending", "pending") } },
-        { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending", "pending") }, delayMs: 1500 },
-        { tool: "progress_card", args: { plan: plan("completed", "completed", "in_progress", "pending") }, delayMs: 3000 },
-        // The run stays alive while the pages are read, then ends with the plan unfinished.
-        { text: "Stopping here for now", delayMs: 30_000 },
-      ], { timeoutMs: 90_000 });
-      // Two steps of 1.5 s and 3 s: the estimate is a range under a minute.
-      const line = await lineMatches(popover.page, key, /left/);
-      assert.equal(line, "Step 3 of 4 · running under a minute · under a minute left · updated just now");
-      const updated = card(popover.page, key).locator("time.since.updated");
-      assert.match((await updated.getAttribute("title")) ?? "", /^Updated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/, "absolute time in the tooltip");
-      assert.ok(Number.isFinite(Date.parse((await updated.getAttribute("datetime")) ?? "")));
-      assert.match((await card(popover.page, key).locator("time.since.running").getAttribute("title")) ?? "", /^Started \d{4}-/);
+  test(
+    "a live run: step, running time, estimate and update time; the dashboard's timeline grows; paused stops it",
+    { timeout: 120_000 },
+    async () => {
+      const key = await user.createSession();
+      const popover = await openClockedPage(th.host.url);
+      const dash = await openClockedPage(th.host.pageUrl("dashboard"), 960);
+      try {
+        th.settings.update({ pinned: [`${th.desk.gatewayIds()[0]!}\u0000${key}`] });
+        const turn = user.runTurn(
+          key,
+          [
+            { tool: "progress_card", args: { plan: plan("in_progress", "pending", "pending", "pending") } },
+            { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending", "pending") }, delayMs: 1500 },
+            { tool: "progress_card", args: { plan: plan("completed", "completed", "in_progress", "pending") }, delayMs: 3000 },
+            // The run stays alive while the pages are read, then ends with the plan unfinished.
+            { text: "Stopping here for now", delayMs: 30_000 },
+          ],
+          { timeoutMs: 90_000 },
+        );
+        // Two steps of 1.5 s and 3 s: the estimate is a range under a minute.
+        const line = await lineMatches(popover.page, key, /left/);
+        assert.equal(line, "Step 3 of 4 · running under a minute · under a minute left · updated just now");
+        const updated = card(popover.page, key).locator("time.since.updated");
+        assert.match(
+          (await updated.getAttribute("title")) ?? "",
+          /^Updated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
+          "absolute time in the tooltip",
+        );
+        assert.ok(Number.isFinite(Date.parse((await updated.getAttribute("datetime")) ?? "")));
+        assert.match((await card(popover.page, key).locator("time.since.running").getAttribute("title")) ?? "", /^Started \d{4}-/);
 
-      // The timeline: a segment per step that ran, each with its words; the longer step is the longer segment.
-      const items = card(dash.page, key).getByRole("list", { name: "Timeline" }).getByRole("listitem");
-      await until("three timeline segments", async () => (await items.count()) === 3, 30_000);
-      const words = await items.allTextContents();
-      assert.match(words[0]!, /^Step 1: \d s$/);
-      assert.match(words[1]!, /^Step 2: \d s$/);
-      assert.equal(words[2], "Step 3: running under a minute");
-      const [w1, w2] = [(await items.nth(0).boundingBox())!.width, (await items.nth(1).boundingBox())!.width];
-      assert.ok(w2 > w1, `3 s is drawn longer than 1.5 s (${w2} vs ${w1} px)`);
-      const growingBefore = (await items.nth(2).boundingBox())!.width;
+        // The timeline: a segment per step that ran, each with its words; the longer step is the longer segment.
+        const items = card(dash.page, key).getByRole("list", { name: "Timeline" }).getByRole("listitem");
+        await until("three timeline segments", async () => (await items.count()) === 3, 30_000);
+        const words = await items.allTextContents();
+        assert.match(words[0]!, /^Step 1: \d s$/);
+        assert.match(words[1]!, /^Step 2: \d s$/);
+        assert.equal(words[2], "Step 3: running under a minute");
+        const [w1, w2] = [(await items.nth(0).boundingBox())!.width, (await items.nth(1).boundingBox())!.width];
+        assert.ok(w2 > w1, `3 s is drawn longer than 1.5 s (${w2} vs ${w1} px)`);
+        const growingBefore = (await items.nth(2).boundingBox())!.width;
 
-      // A minute passes on the pages' clocks: the words and the running segment follow.
-      await popover.page.clock.fastForward("01:00");
-      await dash.page.clock.fastForward("01:00");
-      await lineMatches(popover.page, key, /^Step 3 of 4 · running 1 min · under a minute left · updated 1 min ago$/);
-      await until("the running segment's words", async () => (await items.nth(2).textContent()) === "Step 3: running 1 min", 10_000);
-      assert.ok((await items.nth(2).boundingBox())!.width > growingBefore, "the running segment grew");
+        // A minute passes on the pages' clocks: the words and the running segment follow.
+        await popover.page.clock.fastForward("01:00");
+        await dash.page.clock.fastForward("01:00");
+        await lineMatches(popover.page, key, /^Step 3 of 4 · running 1 min · under a minute left · updated 1 min ago$/);
+        await until("the running segment's words", async () => (await items.nth(2).textContent()) === "Step 3: running 1 min", 10_000);
+        assert.ok((await items.nth(2).boundingBox())!.width > growingBefore, "the running segment grew");
 
-      // The run ends unfinished: paused, no running time, no estimate, the step no longer grows.
-      assert.equal((await turn).phase, "end");
-      await lineMatches(popover.page, key, /^Step 3 of 4 · updated 1 min ago$/);
-      await until("a paused step", async () => (await items.nth(2).textContent()) === "Step 3: not running now", 30_000);
-      assert.deepEqual([...popover.errors, ...dash.errors], []);
-    } finally {
-      await popover.close();
-      await dash.close();
-    }
-  });
+        // The run ends unfinished: paused, no running time, no estimate, the step no longer grows.
+        assert.equal((await turn).phase, "end");
+        await lineMatches(popover.page, key, /^Step 3 of 4 · updated 1 min ago$/);
+        await until("a paused step", async () => (await items.nth(2).textContent()) === "Step 3: not running now", 30_000);
+        assert.deepEqual([...popover.errors, ...dash.errors], []);
+      } finally {
+        await popover.close();
+        await dash.close();
+      }
+    },
+  );
 
   test("a minute tick rewrites only the time texts of the popover list", { timeout: 60_000 }, async () => {
     const popover = await openClockedPage(th.host.url);
@@ -131,7 +147,11 @@ describe("card timing on the pages", { skip: chromium.ok ? false : chromium.reas
         window.__observer = new MutationObserver((records: any[]) => {
           for (const r of records) {
             const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-            window.__mutations.push({ type: r.type, inTime: el?.closest("time.since") !== null, where: el?.outerHTML?.slice(0, 120) ?? "" });
+            window.__mutations.push({
+              type: r.type,
+              inTime: el?.closest("time.since") !== null,
+              where: el?.outerHTML?.slice(0, 120) ?? "",
+            });
           }
         });
         window.__observer.observe(list, { subtree: true, childList: true, characterData: true, attributes: true });

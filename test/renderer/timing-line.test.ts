@@ -155,7 +155,13 @@ describe("finished in the last day", () => {
       });
     const now = T0 + 25 * 60 * MIN;
     const list = finishedToday(
-      [done("old", T0, 5 * MIN), done("new", now - MIN, 4 * MIN), done("mid", now - 60 * MIN, 65 * MIN), done("untimed", now, null), entry({ timing: timing() })],
+      [
+        done("old", T0, 5 * MIN),
+        done("new", now - MIN, 4 * MIN),
+        done("mid", now - 60 * MIN, 65 * MIN),
+        done("untimed", now, null),
+        entry({ timing: timing() }),
+      ],
       now,
     );
     assert.deepEqual(

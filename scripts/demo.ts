@@ -160,6 +160,12 @@ async function storyE(): Promise<string> {
   const key = await session("Migrate the database");
   const names = ["Snapshot the database", "Write the migration", "Dry-run on a copy", "Apply to production", "Verify row counts", "Drop the old columns"];
   say("E · Migrate the database: a long plan (watch the estimate and the dashboard timeline)");
+  // Say it once, when the card first carries an estimate (after two timed steps).
+  const off = th!.desk.subscribe((c) => {
+    if (c.type !== "card" || c.entry.sessionKey !== key || !c.entry.timing?.estimate) return;
+    off();
+    say(`E · Migrate the database: ${timingMarks(c.entry, Date.now()).join(" · ")}`);
+  });
   await turn(key, [
     { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Taking a snapshot first." } },
     { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Snapshot taken; writing the migration." }, delayMs: think(4000) },
@@ -169,7 +175,7 @@ async function storyE(): Promise<string> {
     { tool: "progress_card", args: { plan: steps(names, 5), markdown: "Counts match; dropping the old columns." }, delayMs: think(6000) },
     { tool: "progress_card", args: { plan: steps(names, 6), markdown: "Migration done." }, delayMs: think(5000) },
     { text: "Migration complete.", delayMs: think(1000) },
-  ], "E turn");
+  ], "E turn").finally(off);
   say("E · Migrate the database: complete (the dashboard lists it under Finished in the last day)");
   return key;
 }

@@ -1,6 +1,9 @@
 // `npm run demo`: a real local OpenClaw Gateway (the test harness's cached `openclaw`) with the
-// scripted model, real agent turns on four sessions so the agents write their own cards, and the
-// Progress Desk browser host showing them live. Runs until Ctrl-C.
+// scripted model, real agent turns on five sessions so the agents write their own cards, and the
+// Progress Desk browser host showing them live. Steps are a few seconds apart (the card history
+// uses the desk's real clock), so cards show durations ("5 s"), the long migration card an
+// estimate of what is left, and the dashboard (every demo card pinned) their timelines.
+// Runs until Ctrl-C.
 //   --once  exit after the story (for testing)
 //   --fast  no pacing delays
 import { spawn, spawnSync } from "node:child_process";
@@ -12,6 +15,8 @@ import { connectBareClient, p, type BareClient, type PlanStep } from "../test/ha
 import { startGateway, type TestGateway } from "../test/harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../test/harness/scripted-model.ts";
 import { startTestHost, type TestHost } from "../test/e2e/support.ts";
+import { pinKeyOf } from "../common/keys.ts";
+import { timingMarks } from "../common/timing-view.ts";
 
 const { values } = parseArgs({ options: { once: { type: "boolean" }, fast: { type: "boolean" } } });
 const once = values.once === true;
@@ -35,6 +40,12 @@ let stopping: Promise<void> | null = null;
 function client(): BareClient {
   if (!user) throw new Error("the demo's Gateway client is not connected");
   return user;
+}
+
+/** The browser host the demo runs, started before any story runs. */
+function testHost(): TestHost {
+  if (!th) throw new Error("the demo's host is not started");
+  return th;
 }
 
 function cleanup(): Promise<void> {
@@ -71,8 +82,13 @@ async function turn(key: string, script: unknown[], what: string): Promise<void>
   if (r.phase !== "end") throw new Error(`${what}: the run ended with ${r.phase}`);
 }
 
+const pinned: string[] = [];
+
+/** A new session, its card pinned to the dashboard so its timeline shows there. */
 async function session(label: string): Promise<string> {
   const { key } = await client().request<{ key: string }>("sessions.create", { label });
+  pinned.push(pinKeyOf({ gatewayId: testHost().desk.gatewayIds()[0] ?? "", sessionKey: key }));
+  testHost().settings.update({ pinned: [...pinned] });
   return key;
 }
 
@@ -151,6 +167,32 @@ async function storyC(): Promise<string> {
   return key;
 }
 
+// E: a long plan, one step every few seconds in one run: after two steps the card shows an
+// estimate of the time left ("under a minute left"), and the running step grows on the timeline.
+async function storyE(): Promise<string> {
+  const key = await session("Migrate the database");
+  const names = ["Snapshot the database", "Write the migration", "Dry-run on a copy", "Apply to production", "Verify row counts", "Drop the old columns"];
+  say("E · Migrate the database: a long plan (watch the estimate and the dashboard timeline)");
+  // Say it once, when the card first carries an estimate (after two timed steps).
+  const off = testHost().desk.subscribe((c) => {
+    if (c.type !== "card" || c.entry.sessionKey !== key || !c.entry.timing?.estimate) return;
+    off();
+    say(`E · Migrate the database: ${timingMarks(c.entry, Date.now()).join(" · ")}`);
+  });
+  await turn(key, [
+    { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Taking a snapshot first." } },
+    { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Snapshot taken; writing the migration." }, delayMs: think(4000) },
+    { tool: "progress_card", args: { plan: steps(names, 2), markdown: "Migration written; dry run on a copy." }, delayMs: think(6000) },
+    { tool: "progress_card", args: { plan: steps(names, 3), markdown: "Dry run clean; applying to production." }, delayMs: think(5000) },
+    { tool: "progress_card", args: { plan: steps(names, 4), markdown: "Applied; verifying row counts." }, delayMs: think(20_000) },
+    { tool: "progress_card", args: { plan: steps(names, 5), markdown: "Counts match; dropping the old columns." }, delayMs: think(6000) },
+    { tool: "progress_card", args: { plan: steps(names, 6), markdown: "Migration done." }, delayMs: think(5000) },
+    { text: "Migration complete.", delayMs: think(1000) },
+  ], "E turn").finally(off);
+  say("E · Migrate the database: complete (the dashboard lists it under Finished in the last day)");
+  return key;
+}
+
 // D: a note-only card, then a refresh the scripted model answers with a newer card.
 async function storyD(): Promise<string> {
   const key = await session("Wait for CI");
@@ -195,15 +237,18 @@ async function main(): Promise<void> {
   await turn(warm, [{ text: "warmed up" }], "warm-up");
   say("Warm-up done. The story starts now.");
 
+  say(`The dashboard (pinned cards, timelines): ${th.host.pageUrl("dashboard")}`);
   const a = storyA(); // runs alongside the others
   a.catch(() => {});
+  const e = storyE(); // and so does the long migration
+  e.catch(() => {});
   await pause(4000);
   const b = await storyB();
   await pause(4000);
   const c = await storyC();
   await pause(3000);
   const d = await storyD();
-  const keys: [string, string][] = [["Review open PRs", await a], ["Repair session owner", b], ["Release 2026.12", c], ["Wait for CI", d]];
+  const keys: [string, string][] = [["Review open PRs", await a], ["Repair session owner", b], ["Release 2026.12", c], ["Wait for CI", d], ["Migrate the database", await e]];
 
   // What the host's page shows: the desk behind it (give it a moment to read the last changes).
   await new Promise((r) => setTimeout(r, 1500));
@@ -216,7 +261,8 @@ async function main(): Promise<void> {
     const steps = card?.steps ?? [];
     const done = steps.filter((s) => s.status === "completed").length;
     const text = (card?.markdown ?? "").replace(/<[^>]*>/g, "").replace(/\s+/g, " ").trim();
-    say(`  ${label.padEnd(21)} rev ${card?.revision ?? "-"} · ${entry?.derived?.state ?? "no card"} · ${done}/${steps.length} steps · ${text.slice(0, 60)}`);
+    const marks = entry ? timingMarks(entry, Date.now()).join(" · ") : "";
+    say(`  ${label.padEnd(21)} rev ${card?.revision ?? "-"} · ${entry?.derived?.state ?? "no card"} · ${done}/${steps.length} steps${marks ? ` · ${marks}` : ""} · ${text.slice(0, 60)}`);
   }
   if (once) {
     await cleanup();

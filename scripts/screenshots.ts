@@ -90,6 +90,35 @@ try {
   await live.screenshot({ path: join(out, "popover-activity.png"), fullPage: true });
   await live.close();
   await run;
+
+  // Issue 12: a run whose steps the desk saw one by one, a few seconds apart (real time passes:
+  // the history uses the desk's clock), so the dashboard draws its timeline and, with two steps
+  // done, the card shows an estimate of what is left. The final reply waits, so the run stays live.
+  const migrate = await session("Migrate the database");
+  th.settings.update({ pinned: [migrate, review, repair, release, ci].map((k) => `${gatewayId}\u0000${k}`) });
+  const migration = ["Snapshot the database", "Write the migration", "Dry-run on a copy", "Apply to production", "Verify row counts"];
+  const upTo = (done: number) => migration.map((step, i) => ({ step, status: i < done ? "completed" : i === done ? "in_progress" : "pending" }));
+  const timed = agent.runTurn(
+    migrate,
+    [
+      { tool: "progress_card", args: { plan: upTo(0), markdown: "Taking a snapshot first." } },
+      { tool: "progress_card", args: { plan: upTo(1), markdown: "Snapshot taken; writing the migration." }, delayMs: 2000 },
+      { tool: "progress_card", args: { plan: upTo(2), markdown: "Migration written; dry run on a copy." }, delayMs: 5000 },
+      { tool: "progress_card", args: { plan: upTo(3), markdown: "Dry run clean; applying." }, delayMs: 3000 },
+      { text: "done", delayMs: 15_000 },
+    ],
+    { timeoutMs: 120_000 },
+  );
+  timed.catch(() => {});
+  const timeline = await browser.newPage({ viewport: { width: 1100, height: 760 }, colorScheme: "light", deviceScaleFactor: 2 });
+  await timeline.goto(th.host.pageUrl("dashboard"));
+  const migrateCard = timeline.locator(`article.card[data-key*="${migrate}"]`);
+  await migrateCard.locator("p.timing .estimate").waitFor({ timeout: 60_000 });
+  await migrateCard.getByRole("list", { name: "Timeline" }).getByRole("listitem").nth(3).waitFor({ timeout: 20_000 });
+  await timeline.waitForTimeout(300);
+  await timeline.screenshot({ path: join(out, "dashboard-timeline.png"), fullPage: true });
+  await timeline.close();
+  await timed;
   console.log(`screenshots written to ${out}`);
 } finally {
   await browser.close();

@@ -32,7 +32,7 @@ let th: TestHost;
 let browser: Browser;
 const fakes: FakeGateway[] = [];
 /** The real Gateway's cards: one per state the card view knows. */
-const keys = { paused: "", complete: "", note: "" };
+const keys = { paused: "", complete: "", note: "", timedPaused: "", timedComplete: "" };
 
 // Sessions on the fake "Lab" Gateway: one it shares, one it denies this device (P4 "no access").
 const LAB_OPEN = "agent:main:dashboard:0f0e0d0c-0b0a-4908-8706-050403020100";
@@ -110,6 +110,19 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
       plan: plan("completed", "in_progress", "pending"),
     });
     await agent.put(keys.complete, { plan: plan("completed", "completed") });
+    // Issue 12: two cards whose steps the desk saw one by one, so the dashboard draws their
+    // timelines (a paused one with a step not running, a complete one) and lists the finished one.
+    keys.timedPaused = await agent.createSession();
+    keys.timedComplete = await agent.createSession();
+    const gatewayId = th.desk.gatewayIds()[0]!;
+    const seen = async (key: string, revision: number) =>
+      until(`revision ${revision} seen`, () => th.desk.entry(gatewayId, key)?.card?.revision === revision, 30_000);
+    for (const [key, plans] of [
+      [keys.timedPaused, [plan("in_progress", "pending", "pending"), plan("completed", "in_progress", "pending")]],
+      [keys.timedComplete, [plan("in_progress", "pending"), plan("completed", "in_progress"), plan("completed", "completed")]],
+    ] as const) {
+      for (const p of plans) await seen(key, (await agent.put(key, { plan: [...p] })).card!.revision);
+    }
     await agent.put(keys.note, {
       markdown: "## Release notes\n\nDrafted with `npm run notes`; waiting for a review.\n\n- first\n- second",
     });
@@ -140,9 +153,11 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
           await check("dismiss question");
           await c.getByRole("button", { name: "Keep", exact: true }).click();
         })),
-        ...(await audit("dashboard", scheme, "live widgets", async (page) => {
+        ...(await audit("dashboard", scheme, "live widgets, timelines, finished in the last day", async (page) => {
           await showFinished(page);
           await cardsShown(page);
+          for (const k of [keys.timedPaused, keys.timedComplete]) await card(page, k).getByRole("list", { name: "Timeline" }).waitFor(WAIT);
+          await page.getByRole("heading", { name: "Finished in the last day" }).waitFor(WAIT);
         })),
         ...(await audit(
           "settings",

@@ -8,7 +8,19 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "release/**", "reports/**", ".cache/**", ".stryker-tmp/**", "node_modules/**", "test/fixtures/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "release/**",
+      "test-results/**",
+      "scratch/**",
+      "reports/**",
+      ".cache/**",
+      ".stryker-tmp/**",
+      "node_modules/**",
+      "test/fixtures/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   ...svelte.configs.recommended,

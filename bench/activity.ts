@@ -335,14 +335,27 @@ function section(r: Result, paced: Result, startedAt: Date, seconds: number): st
     `| Calls whose label became the current line | ${r.shown}/${r.n} | — | — |`,
   ];
   const notes = [r, paced].flatMap((x) => [
-    ...(x.missing.length ? [`- ${x.name}: never the current line (coalesced away: the next call arrived before the core's window let this one out): ${x.missing.map((l) => `\`${l}\``).join(", ")}.`] : []),
-    ...(x.unmatched.length ? [`- ${x.name}: current-line labels the page showed that match no call of the run: ${x.unmatched.map((l) => `\`${l}\``).join(", ")}.`] : []),
+    ...(x.missing.length
+      ? [
+          `- ${x.name}: never the current line (coalesced away: the next call arrived before the core's window let this one out): ${x.missing.map((l) => `\`${l}\``).join(", ")}.`,
+        ]
+      : []),
+    ...(x.unmatched.length
+      ? [
+          `- ${x.name}: current-line labels the page showed that match no call of the run: ${x.unmatched.map((l) => `\`${l}\``).join(", ")}.`,
+        ]
+      : []),
   ]);
   return [
     START,
     "## Live activity",
     "",
-    generatedLine("bench/activity.ts", startedAt, seconds, "one real isolated OpenClaw Gateway on loopback driven by the scripted model, headless Chromium through playwright-core on the popover page"),
+    generatedLine(
+      "bench/activity.ts",
+      startedAt,
+      seconds,
+      "one real isolated OpenClaw Gateway on loopback driven by the scripted model, headless Chromium through playwright-core on the popover page",
+    ),
     "",
     "| Measure | Measured | Target | Result |",
     "|---|---:|---:|:---:|",
@@ -450,11 +463,18 @@ async function main(): Promise<void> {
 
     const r = analyse("Measured run", measuredRun, arrivals, shown, emitted, requests);
     const paced = analyse("Paced run", pacedRun, arrivals, shown, emitted, requests);
-    for (const [x, want] of [[r, CALLS], [paced, PACED.calls]] as const) {
+    for (const [x, want] of [
+      [r, CALLS],
+      [paced, PACED.calls],
+    ] as const) {
       if (x.n !== want) console.log(`  note: ${x.name}: ${x.n} item starts seen for ${want} calls`);
       console.log(`  ${x.name}: bare arrival (model reply → bystander) p50 ${ms(x.modelToBare.p50)} p95 ${ms(x.modelToBare.p95)} ms`);
-      console.log(`  ${x.name}: event → visible (bystander → page) p50 ${ms(x.bareToPage.p50)} p95 ${ms(x.bareToPage.p95)} ms; shown ${x.shown}/${x.n}`);
-      console.log(`  ${x.name}: bystander → desk emit p50 ${ms(x.bareToDesk.p50)} p95 ${ms(x.bareToDesk.p95)} ms; call spacing p50 ${ms(x.spacing.p50)} ms`);
+      console.log(
+        `  ${x.name}: event → visible (bystander → page) p50 ${ms(x.bareToPage.p50)} p95 ${ms(x.bareToPage.p95)} ms; shown ${x.shown}/${x.n}`,
+      );
+      console.log(
+        `  ${x.name}: bystander → desk emit p50 ${ms(x.bareToDesk.p50)} p95 ${ms(x.bareToDesk.p95)} ms; call spacing p50 ${ms(x.spacing.p50)} ms`,
+      );
       if (x.unmatched.length) console.log(`  ${x.name}: labels matching no call: ${x.unmatched.join(" | ")}`);
     }
 

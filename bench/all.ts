@@ -34,7 +34,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-async function runPart(part: Part, resultsFile: string, limitMs: number): Promise<{ code: number | null; overran: boolean; seconds: number }> {
+async function runPart(
+  part: Part,
+  resultsFile: string,
+  limitMs: number,
+): Promise<{ code: number | null; overran: boolean; seconds: number }> {
   const t0 = performance.now();
   // Its own process group, so an overrun takes the part's Gateway host, writers and browser with it.
   const child = spawn(process.execPath, [path.join(import.meta.dirname, part.file)], {
@@ -81,7 +85,12 @@ async function main(): Promise<number> {
     for (const part of parts) {
       const left = TOTAL_MS - (performance.now() - t0);
       if (aborted || left < 30_000) {
-        rows.push({ part: part.name, target: "ran", measured: aborted ? "not started: interrupted" : "not started: the whole run's time was used up", ok: false });
+        rows.push({
+          part: part.name,
+          target: "ran",
+          measured: aborted ? "not started: interrupted" : "not started: the whole run's time was used up",
+          ok: false,
+        });
         continue;
       }
       console.log(`\n=== bench: ${part.name} (bench/${part.file}) ===`);
@@ -90,9 +99,16 @@ async function main(): Promise<number> {
       const all = readResults(resultsFile);
       const mine = all.filter((x) => x.part === part.name);
       rows.push(...mine);
-      if (r.overran) rows.push({ part: part.name, target: "finished within its hard stop", measured: `stopped after ${r.seconds.toFixed(0)} s`, ok: false });
+      if (r.overran)
+        rows.push({
+          part: part.name,
+          target: "finished within its hard stop",
+          measured: `stopped after ${r.seconds.toFixed(0)} s`,
+          ok: false,
+        });
       else if (r.code !== 0) rows.push({ part: part.name, target: "ran to completion", measured: `exit status ${r.code}`, ok: false });
-      else if (mine.length === 0) rows.push({ part: part.name, target: "reported its targets", measured: "none reported (skipped?)", ok: false });
+      else if (mine.length === 0)
+        rows.push({ part: part.name, target: "reported its targets", measured: "none reported (skipped?)", ok: false });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -123,7 +139,11 @@ function printTable(rows: TargetRow[]): void {
   const head = ["Result", "Part", "Target", "Measured"];
   const cells = rows.map((r) => [r.ok ? "PASS" : "MISS", r.part, r.target, r.measured]);
   const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((x, i) => x.padEnd(width[i]!)).join("  ").trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((x, i) => x.padEnd(width[i]!))
+      .join("  ")
+      .trimEnd();
   console.log(`\n${line(head)}\n${width.map((w) => "-".repeat(w)).join("  ")}`);
   for (const c of cells) console.log(line(c));
 }

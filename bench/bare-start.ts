@@ -22,10 +22,11 @@ let pages = 0;
 for (;;) {
   const r = await client.request<ListResult>("sessions.list", { limit: PAGE, offset });
   pages += 1;
-  for (const s of r.sessions ?? []) if (!seen.has(s.key)) {
-    seen.add(s.key);
-    keys.push(s.key);
-  }
+  for (const s of r.sessions ?? [])
+    if (!seen.has(s.key)) {
+      seen.add(s.key);
+      keys.push(s.key);
+    }
   if (!r.hasMore || !r.sessions?.length) break;
   offset = typeof r.nextOffset === "number" ? r.nextOffset : offset + r.sessions.length;
 }

@@ -213,7 +213,7 @@ process.once("message", (message: GoMessage) => {
   run(message).then(
     () => process.disconnect?.(),
     (err: unknown) => {
-      send({ type: "error", message: err instanceof Error ? err.stack ?? err.message : String(err) });
+      send({ type: "error", message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       process.exitCode = 1;
       process.disconnect?.();
     },

@@ -46,7 +46,16 @@ async function writerBlock(gw: HostedGateway, sessions: string[], onWindow: (edg
       });
       void exited.then(() => reject(new Error("burst writer exited before it was done")));
     });
-    child.send({ type: "go", url: gw.url, token: gw.token, sessions, connections: BURST.connections, ratePerSecond: BURST.ratePerSecond, warmupMs: BURST.warmupMs, durationMs: BURST.durationMs } satisfies GoMessage);
+    child.send({
+      type: "go",
+      url: gw.url,
+      token: gw.token,
+      sessions,
+      connections: BURST.connections,
+      ratePerSecond: BURST.ratePerSecond,
+      warmupMs: BURST.warmupMs,
+      durationMs: BURST.durationMs,
+    } satisfies GoMessage);
     return await withTimeout(done, BURST.warmupMs + BURST.durationMs + 60_000, "burst writer block");
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
@@ -119,7 +128,9 @@ async function main(): Promise<void> {
         errors: done.errors,
       };
       blocks.push(b);
-      console.log(`  block ${i + 1} ${kind}: ${b.rate.toFixed(0)} puts/s${b.reads !== null ? `, ${b.reads} desk reads for ${b.puts} puts` : ""}${b.errors ? `, ${b.errors} put errors` : ""}`);
+      console.log(
+        `  block ${i + 1} ${kind}: ${b.rate.toFixed(0)} puts/s${b.reads !== null ? `, ${b.reads} desk reads for ${b.puts} puts` : ""}${b.errors ? `, ${b.errors} put errors` : ""}`,
+      );
       await stopWatchers();
     }
     const mean = (xs: number[]) => xs.reduce((a, v) => a + v, 0) / Math.max(1, xs.length);
@@ -156,7 +167,12 @@ function section(rows: { target: string; measured: string; ok: boolean }[], bloc
     START,
     "## The Gateway's cost of being watched",
     "",
-    generatedLine("bench/cost.ts", startedAt, seconds, "one real isolated OpenClaw Gateway on loopback, writers in a child process, headless Chromium"),
+    generatedLine(
+      "bench/cost.ts",
+      startedAt,
+      seconds,
+      "one real isolated OpenClaw Gateway on loopback, writers in a child process, headless Chromium",
+    ),
     "",
     "| Target | Measured | Result |",
     "|---|---:|:---:|",

@@ -48,7 +48,6 @@ const BOOT =
 
 const sleep = (d: number) => new Promise<void>((r) => setTimeout(r, d));
 
-
 const verdict = (ok: boolean) => (ok ? "**PASS**" : "**MISS**");
 
 /** A realistic note of at most `limit` UTF-8 bytes; `{{N}}` (6 digits once filled) varies it. */
@@ -79,7 +78,7 @@ function buildNote(limit: number): string {
     "## Failing test",
     "",
     "```ts",
-    "test(\"reconnects after a restart\", async () => {",
+    'test("reconnects after a restart", async () => {',
     "  const gw = await startGateway();",
     "  await gw.restart();",
     "  assert.equal(client.helloCount(), 2);",
@@ -103,7 +102,6 @@ function buildNote(limit: number): string {
   if (Buffer.byteLength(note.replace("{{N}}", "000000")) > limit) throw new Error("note over the limit");
   return note;
 }
-
 
 // ——— 1. Markdown ———
 
@@ -137,71 +135,75 @@ async function benchMarkdown(browser: Browser): Promise<MdResult> {
     await page.waitForFunction(() => document.documentElement.dataset.ready === "1");
     const template = buildNote(MD.noteBytes);
     const bytes = Buffer.byteLength(template.replace("{{N}}", "000000"));
-    return await page.evaluate(
-      ({ template, cfg }) => {
-        const md = window.__markdown;
-        const note = (n: number) => template.replace("{{N}}", String(n).padStart(6, "0"));
-        // Timer resolution in this page (Chromium coarsens performance.now without isolation).
-        let res = Infinity;
-        for (let i = 0; i < 200; i++) {
-          const a = performance.now();
-          let b = performance.now();
-          while (b === a) b = performance.now();
-          res = Math.min(res, b - a);
-        }
-        const base = window.__baseline;
-        let n = 1;
-        let htmlBytes = 0;
-        let baselineHtmlBytes = 0;
-        for (let i = 0; i < cfg.warmup; i++) {
-          htmlBytes = md.renderNote(note(n++)).html.length;
-          baselineHtmlBytes = base.markedAndPurify(note(n++)).length;
-        }
-        const uncached: number[] = [];
-        const baseline: number[] = [];
-        const ours = () => {
-          const text = note(n++); // a new text each time: never in the 32-entry cache
-          const t = performance.now();
-          md.renderNote(text);
-          uncached.push(performance.now() - t);
-        };
-        const theirs = () => {
-          const text = note(n++);
-          const t = performance.now();
-          base.markedAndPurify(text);
-          baseline.push(performance.now() - t);
-        };
-        for (let i = 0; i < cfg.iterations; i++) {
-          // Interleaved, and the side that goes first alternates, so drift and load touch both alike.
-          if (i % 2 === 0) {
-            ours();
-            theirs();
-          } else {
-            theirs();
-            ours();
+    return await page
+      .evaluate(
+        ({ template, cfg }) => {
+          const md = window.__markdown;
+          const note = (n: number) => template.replace("{{N}}", String(n).padStart(6, "0"));
+          // Timer resolution in this page (Chromium coarsens performance.now without isolation).
+          let res = Infinity;
+          for (let i = 0; i < 200; i++) {
+            const a = performance.now();
+            let b = performance.now();
+            while (b === a) b = performance.now();
+            res = Math.min(res, b - a);
           }
-        }
-        // Cached: the same text again; one call is below the timer's resolution, so batches.
-        const same = note(1);
-        md.renderNote(same);
-        const cached: number[] = [];
-        for (let b = 0; b < cfg.cachedBatches; b++) {
-          const t = performance.now();
-          for (let i = 0; i < cfg.cachedBatch; i++) md.renderNote(same);
-          cached.push((performance.now() - t) / cfg.cachedBatch);
-        }
-        return { uncached, cached, baseline, res, htmlBytes, baselineHtmlBytes };
-      },
-      { template, cfg: MD },
-    ).then((r: { uncached: number[]; cached: number[]; baseline: number[]; res: number; htmlBytes: number; baselineHtmlBytes: number }) => ({
-      bytes,
-      uncached: summarize(r.uncached),
-      cachedPerCall: summarize(r.cached),
-      baseline: summarize(r.baseline),
-      resolutionMs: r.res,
-      htmlBytes: r.htmlBytes,
-      baselineHtmlBytes: r.baselineHtmlBytes,
-    }));
+          const base = window.__baseline;
+          let n = 1;
+          let htmlBytes = 0;
+          let baselineHtmlBytes = 0;
+          for (let i = 0; i < cfg.warmup; i++) {
+            htmlBytes = md.renderNote(note(n++)).html.length;
+            baselineHtmlBytes = base.markedAndPurify(note(n++)).length;
+          }
+          const uncached: number[] = [];
+          const baseline: number[] = [];
+          const ours = () => {
+            const text = note(n++); // a new text each time: never in the 32-entry cache
+            const t = performance.now();
+            md.renderNote(text);
+            uncached.push(performance.now() - t);
+          };
+          const theirs = () => {
+            const text = note(n++);
+            const t = performance.now();
+            base.markedAndPurify(text);
+            baseline.push(performance.now() - t);
+          };
+          for (let i = 0; i < cfg.iterations; i++) {
+            // Interleaved, and the side that goes first alternates, so drift and load touch both alike.
+            if (i % 2 === 0) {
+              ours();
+              theirs();
+            } else {
+              theirs();
+              ours();
+            }
+          }
+          // Cached: the same text again; one call is below the timer's resolution, so batches.
+          const same = note(1);
+          md.renderNote(same);
+          const cached: number[] = [];
+          for (let b = 0; b < cfg.cachedBatches; b++) {
+            const t = performance.now();
+            for (let i = 0; i < cfg.cachedBatch; i++) md.renderNote(same);
+            cached.push((performance.now() - t) / cfg.cachedBatch);
+          }
+          return { uncached, cached, baseline, res, htmlBytes, baselineHtmlBytes };
+        },
+        { template, cfg: MD },
+      )
+      .then(
+        (r: { uncached: number[]; cached: number[]; baseline: number[]; res: number; htmlBytes: number; baselineHtmlBytes: number }) => ({
+          bytes,
+          uncached: summarize(r.uncached),
+          cachedPerCall: summarize(r.cached),
+          baseline: summarize(r.baseline),
+          resolutionMs: r.res,
+          htmlBytes: r.htmlBytes,
+          baselineHtmlBytes: r.baselineHtmlBytes,
+        }),
+      );
   } finally {
     await context.close().catch(() => {});
     await server?.close();
@@ -248,9 +250,12 @@ class PageWatch {
   /** Arm for (key, token) before the put; await the returned promise after it. */
   async arm(key: string, token: string): Promise<{ shown: Promise<number> }> {
     const seen = new Promise<number>((resolve) => this.waiters.set(token, resolve));
-    await this.page.evaluate((e) => {
-      window.__pdExpect = e;
-    }, { key, token });
+    await this.page.evaluate(
+      (e) => {
+        window.__pdExpect = e;
+      },
+      { key, token },
+    );
     const shown = withTimeout(seen, STEP_TIMEOUT_MS, `page shows ${token}`);
     shown.catch(() => {});
     return { shown }; // wrapped: an async function would otherwise wait for it
@@ -387,24 +392,38 @@ function section(md: MdResult, lat: LatResult, muts: Mutations[], startedAt: Dat
       ok: top.outside <= TARGETS.outside,
     },
   ];
-  recordTargets("renderer", targets.map((t) => ({ ...t, target: t.target.replaceAll("`", "") })));
+  recordTargets(
+    "renderer",
+    targets.map((t) => ({ ...t, target: t.target.replaceAll("`", "") })),
+  );
   const rows = [
     ...targets.map((t) => `| ${t.target} | ${t.measured} | ${verdict(t.ok)} |`),
     `| Markdown, p95 ratio (same calls) | ${ms(md.uncached.p95 / md.baseline.p95)}× (${ms(md.uncached.p95)} vs ${ms(md.baseline.p95)} ms) | — |`,
     `| Markdown: same note, cached, per call (median of ${MD.cachedBatches} batches of ${MD.cachedBatch}) | ${ms(md.cachedPerCall.p50, 4)} ms (p95 ${ms(md.cachedPerCall.p95, 4)}) | — |`,
     ...muts
       .slice(1)
-      .map((m) => `| ${MANY} cards, update ${m.label}: mutation records outside its \`article\` (reorder expected) | ${m.outside} (inside: ${m.inside}) | — |`),
+      .map(
+        (m) =>
+          `| ${MANY} cards, update ${m.label}: mutation records outside its \`article\` (reorder expected) | ${m.outside} (inside: ${m.inside}) | — |`,
+      ),
   ];
   const kinds = muts
     .filter((m) => m.outsideKinds.length)
-    .map((m) => `- Outside records, ${m.label}: ${m.outsideKinds.join("; ")}${m.moved ? " (the card moved to the top: the list is sorted most recent first)" : ""}.`);
+    .map(
+      (m) =>
+        `- Outside records, ${m.label}: ${m.outsideKinds.join("; ")}${m.moved ? " (the card moved to the top: the list is sorted most recent first)" : ""}.`,
+    );
   const row = (name: string, x: Summary) => `| ${name} | ${x.n} | ${ms(x.p50)} | ${ms(x.p95)} | ${ms(x.p99)} | ${ms(x.max)} |`;
   return [
     START,
     "## Renderer (Chromium)",
     "",
-    generatedLine("bench/renderer.ts", startedAt, seconds, "headless Chromium through playwright-core, one real isolated OpenClaw Gateway on loopback"),
+    generatedLine(
+      "bench/renderer.ts",
+      startedAt,
+      seconds,
+      "headless Chromium through playwright-core, one real isolated OpenClaw Gateway on loopback",
+    ),
     "",
     "| Target | Measured | Result |",
     "|---|---:|:---:|",
@@ -461,8 +480,12 @@ async function main(): Promise<void> {
     browser = await launchChromium();
     console.log("bench/renderer: 1. markdown…");
     const md = await benchMarkdown(browser);
-    console.log(`  8 KB note (${md.bytes} B): median ${ms(md.uncached.p50)} ms, p95 ${ms(md.uncached.p95)} ms; cached ${ms(md.cachedPerCall.p50, 4)} ms/call`);
-    console.log(`  baseline marked.parse + DOMPurify.sanitize: median ${ms(md.baseline.p50)} ms; ratio ${ms(md.uncached.p50 / md.baseline.p50)}`);
+    console.log(
+      `  8 KB note (${md.bytes} B): median ${ms(md.uncached.p50)} ms, p95 ${ms(md.uncached.p95)} ms; cached ${ms(md.cachedPerCall.p50, 4)} ms/call`,
+    );
+    console.log(
+      `  baseline marked.parse + DOMPurify.sanitize: median ${ms(md.baseline.p50)} ms; ratio ${ms(md.uncached.p50 / md.baseline.p50)}`,
+    );
 
     // The Gateway starts only now: its start-up is CPU-heavy and would skew the markdown figures.
     gwP = startHostedGateway();
@@ -484,7 +507,9 @@ async function main(): Promise<void> {
 
     console.log(`bench/renderer: 2. put → visible and bare reader on the same puts: ${LAT.warmup} + ${LAT.iterations}…`);
     const lat = await benchLatency(watch, R, W, sC, quiet);
-    console.log(`  bare p50 ${ms(lat.baseline.p50)} p95 ${ms(lat.baseline.p95)} (quiet p95 ${ms(lat.quiet.p95)}); page p50 ${ms(lat.page.p50)} p95 ${ms(lat.page.p95)}; p95 ratio ${ms(lat.ratioP95)}`);
+    console.log(
+      `  bare p50 ${ms(lat.baseline.p50)} p95 ${ms(lat.baseline.p95)} (quiet p95 ${ms(lat.quiet.p95)}); page p50 ${ms(lat.page.p50)} p95 ${ms(lat.page.p95)}; p95 ratio ${ms(lat.ratioP95)}`,
+    );
 
     console.log(`bench/renderer: 3. ${MANY} cards, one update…`);
     const keys: string[] = [];
@@ -499,7 +524,10 @@ async function main(): Promise<void> {
     const muts = [await countMutations(page, watch, W, "the top card", 0)];
     await sleep(500);
     muts.push(await countMutations(page, watch, W, "a card in the middle", 25));
-    for (const m of muts) console.log(`  ${m.label}: outside ${m.outside}, inside ${m.inside}${m.outsideKinds.length ? ` (${m.outsideKinds.join("; ")})` : ""}`);
+    for (const m of muts)
+      console.log(
+        `  ${m.label}: outside ${m.outside}, inside ${m.inside}${m.outsideKinds.length ? ` (${m.outsideKinds.join("; ")})` : ""}`,
+      );
 
     const seconds = (performance.now() - t0) / 1000;
     writeSection(section(md, lat, muts, startedAt, seconds));
@@ -509,7 +537,7 @@ async function main(): Promise<void> {
     await th?.stop().catch(() => {});
     if (th) removeHome(th.home);
     for (const c of bare) await c.close().catch(() => {});
-    gw ??= await gwP?.catch(() => null) ?? null;
+    gw ??= (await gwP?.catch(() => null)) ?? null;
     await gw?.dispose().catch(() => {});
   }
 }

@@ -58,7 +58,6 @@ function sleep(msDelay: number): Promise<void> {
   return new Promise((r) => setTimeout(r, msDelay));
 }
 
-
 async function until(check: () => boolean, timeoutMs: number, what: string, everyMs = 20): Promise<number> {
   const start = performance.now();
   while (!check()) {
@@ -162,7 +161,8 @@ class Watch {
         this.count(`event ${evt.event}`);
         if (evt.event === "progressCard.changed") {
           const payload = (evt.payload ?? {}) as { sessionKey?: string; revision?: number | null };
-          if (payload.sessionKey && this.tracked.has(payload.sessionKey)) this.eventAt.set(`${payload.sessionKey}#${payload.revision}`, performance.now());
+          if (payload.sessionKey && this.tracked.has(payload.sessionKey))
+            this.eventAt.set(`${payload.sessionKey}#${payload.revision}`, performance.now());
         }
         onEvent?.(evt);
       },
@@ -201,8 +201,6 @@ type LatencyResult = {
   baselineParts: Record<string, { p50: number; p95: number }>;
   coreParts: Record<string, { p50: number; p95: number }>;
 };
-
-
 
 // ——— main ———
 
@@ -381,7 +379,9 @@ async function main(): Promise<void> {
     };
 
     // ——— control: the baseline alone, before the desk connects ———
-    console.log(`bench: warming the Gateway up (${GATEWAY_WARMUP} untimed cycles), then the control: baseline alone, ${CONTROL_ITERATIONS}…`);
+    console.log(
+      `bench: warming the Gateway up (${GATEWAY_WARMUP} untimed cycles), then the control: baseline alone, ${CONTROL_ITERATIONS}…`,
+    );
     for (let i = 0; i < GATEWAY_WARMUP; i += 1) await baselineOnce(null);
     const control: number[] = [];
     for (let i = 0; i < CONTROL_ITERATIONS; i += 1) control.push(await baselineOnce(null));
@@ -389,7 +389,12 @@ async function main(): Promise<void> {
 
     // ——— the desk ———
     const vault = await CredentialVault.open(memoryStorage());
-    desk = new ProgressDesk({ gateways: [{ url: gw.url, token: gw.token }], vault, clientVersion: "0.1.0-bench", createClient: watch.createClient });
+    desk = new ProgressDesk({
+      gateways: [{ url: gw.url, token: gw.token }],
+      vault,
+      clientVersion: "0.1.0-bench",
+      createClient: watch.createClient,
+    });
     const gatewayId = gatewayIdForUrl(gw.url);
     let connected = false;
     const burstKeys = new Set<string>();
@@ -448,7 +453,11 @@ async function main(): Promise<void> {
     await Promise.all(idle.map((key, i) => W.put(key, card("Idle", i))));
     await until(() => idle.every((key) => desk!.entry(gatewayId, key)?.card?.revision === 1), 20_000, "desk holds the idle cards");
     // Session-created events can trail the puts; let them all land before timing.
-    await until(() => idle.every((key) => desk!.snapshot().gateways[0]!.sessions.some((s) => s.key === key)), 20_000, "desk lists the idle sessions").catch(() => 0);
+    await until(
+      () => idle.every((key) => desk!.snapshot().gateways[0]!.sessions.some((s) => s.key === key)),
+      20_000,
+      "desk lists the idle sessions",
+    ).catch(() => 0);
     const heldCards = desk.snapshot().gateways[0]!.cards.length;
     await sleep(1000);
     const lat3 = await interleaved(`latency (store holds ${heldCards} cards)`);
@@ -458,7 +467,9 @@ async function main(): Promise<void> {
 
     // ——— 2. burst ———
     const rate = BURST.sessions * BURST.perSessionPerSecond;
-    console.log(`bench: burst: ${BURST.sessions} sessions × ${BURST.perSessionPerSecond}/s = ${rate} puts/s for ${BURST.durationMs / 1000} s (+${BURST.warmupMs / 1000} s warm-up), writers in a child process…`);
+    console.log(
+      `bench: burst: ${BURST.sessions} sessions × ${BURST.perSessionPerSecond}/s = ${rate} puts/s for ${BURST.durationMs / 1000} s (+${BURST.warmupMs / 1000} s warm-up), writers in a child process…`,
+    );
     const setup = await connectBareClient(gw);
     const burstSessions = await Promise.all(Array.from({ length: BURST.sessions }, () => setup.createSession()));
     await setup.close();
@@ -780,17 +791,34 @@ function targets(r: Report) {
       value: `${(r.same.desk.p95 / r.same.bare.p95).toFixed(2)} (vs quiet control ${(r.same.desk.p95 / r.control.p95).toFixed(2)})`,
       ok: r.same.desk.p95 / r.same.bare.p95 <= TARGETS.p95Ratio,
     },
-    { name: `Latency, p95 core/baseline ≤ ${TARGETS.p95Ratio} (2 cards held)`, value: r.lat1.ratioP95.toFixed(2), ok: r.lat1.ratioP95 <= TARGETS.p95Ratio },
-    { name: `Latency, p95 core/baseline ≤ ${TARGETS.p95Ratio} (${r.heldCards} cards held)`, value: r.lat3.ratioP95.toFixed(2), ok: r.lat3.ratioP95 <= TARGETS.p95Ratio },
-    { name: `Burst: every session ends on its last revision (${BURST.sessions}/${BURST.sessions})`, value: `${b.sessionsCorrect}/${BURST.sessions}`, ok: b.sessionsCorrect === BURST.sessions },
+    {
+      name: `Latency, p95 core/baseline ≤ ${TARGETS.p95Ratio} (2 cards held)`,
+      value: r.lat1.ratioP95.toFixed(2),
+      ok: r.lat1.ratioP95 <= TARGETS.p95Ratio,
+    },
+    {
+      name: `Latency, p95 core/baseline ≤ ${TARGETS.p95Ratio} (${r.heldCards} cards held)`,
+      value: r.lat3.ratioP95.toFixed(2),
+      ok: r.lat3.ratioP95 <= TARGETS.p95Ratio,
+    },
+    {
+      name: `Burst: every session ends on its last revision (${BURST.sessions}/${BURST.sessions})`,
+      value: `${b.sessionsCorrect}/${BURST.sessions}`,
+      ok: b.sessionsCorrect === BURST.sessions,
+    },
     { name: "Burst: at most 1 read in flight per session", value: String(b.maxInFlightPerSession), ok: b.maxInFlightPerSession === 1 },
     { name: `Burst: desk event-loop lag p99 ≤ ${TARGETS.eldP99Ms} ms`, value: `${ms(b.eld.p99)} ms`, ok: b.eld.p99 <= TARGETS.eldP99Ms },
-    { name: `Burst: desk RSS growth ≤ ${TARGETS.rssGrowthMb} MB`, value: `${rssGrowth >= 0 ? "+" : ""}${ms(rssGrowth, 1)} MB`, ok: rssGrowth <= TARGETS.rssGrowthMb },
+    {
+      name: `Burst: desk RSS growth ≤ ${TARGETS.rssGrowthMb} MB`,
+      value: `${rssGrowth >= 0 ? "+" : ""}${ms(rssGrowth, 1)} MB`,
+      ok: rssGrowth <= TARGETS.rssGrowthMb,
+    },
   ];
 }
 
 function latencyTable(res: LatencyResult): string {
-  const row = (name: string, s: Summary) => `| ${name} | ${s.n} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.mean)} | ${ms(s.max)} |`;
+  const row = (name: string, s: Summary) =>
+    `| ${name} | ${s.n} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.mean)} | ${ms(s.max)} |`;
   return [
     "| | n | p50 ms | p95 ms | p99 ms | mean ms | max ms |",
     "|---|---:|---:|---:|---:|---:|---:|",
@@ -813,7 +841,10 @@ function renderMarkdown(r: Report, history: HistoryEntry[]): string {
   const t = targets(r);
   const rssGrowth = b.rss1 - b.rss0;
   const missNotes: string[] = [];
-  for (const [label, res] of [["2 cards held", r.lat1], [`${r.heldCards} cards held`, r.lat3]] as const) {
+  for (const [label, res] of [
+    ["2 cards held", r.lat1],
+    [`${r.heldCards} cards held`, r.lat3],
+  ] as const) {
     if (res.ratioP95 > TARGETS.p95Ratio) {
       const c = res.coreParts;
       const own = (c["event → get sent"]?.p95 ?? Number.NaN) + (c["get reply → card emitted"]?.p95 ?? Number.NaN);
@@ -822,11 +853,16 @@ function renderMarkdown(r: Report, history: HistoryEntry[]): string {
           `Segment p95s: the get round trip is ${ms(c["get round trip"]?.p95 ?? Number.NaN)} ms for the desk against ${ms(res.baselineParts["then get reply"]?.p95 ?? Number.NaN)} ms for the baseline's get, ` +
           `the change event reaches the desk by ${ms(c["changed event at desk"]?.p95 ?? Number.NaN)} ms against the baseline's put reply by ${ms(res.baselineParts["put reply"]?.p95 ?? Number.NaN)} ms, ` +
           `and the core's own work (event → read sent, reply → card emitted) is ${ms(own)} ms. ` +
-          (own < 1 ? "So the tail sits in the Gateway round trips, not in the store; see the segment table below." : "The core's own work is a visible part of it; see the segment table below."),
+          (own < 1
+            ? "So the tail sits in the Gateway round trips, not in the store; see the segment table below."
+            : "The core's own work is a visible part of it; see the segment table below."),
       );
     }
   }
-  if (b.eld.p99 > TARGETS.eldP99Ms) missNotes.push(`- Event-loop lag missed: p99 ${ms(b.eld.p99)} ms, max ${ms(b.eld.max)} ms (desk CPU ${pct(b.deskCpuPct)}, Gateway ${b.gatewayCpuPct === null ? "n/a" : pct(b.gatewayCpuPct)}, writers ${pct(b.writerCpuPct)} on ${cpus.length} CPUs; an idle canary process saw p99 ${b.canary ? ms(b.canary.p99) : "n/a"} ms over the same window).`);
+  if (b.eld.p99 > TARGETS.eldP99Ms)
+    missNotes.push(
+      `- Event-loop lag missed: p99 ${ms(b.eld.p99)} ms, max ${ms(b.eld.max)} ms (desk CPU ${pct(b.deskCpuPct)}, Gateway ${b.gatewayCpuPct === null ? "n/a" : pct(b.gatewayCpuPct)}, writers ${pct(b.writerCpuPct)} on ${cpus.length} CPUs; an idle canary process saw p99 ${b.canary ? ms(b.canary.p99) : "n/a"} ms over the same window).`,
+    );
   if (rssGrowth > TARGETS.rssGrowthMb) {
     const [ns0, ns1] = b.spaces["new_space"] ?? [0, 0];
     missNotes.push(
@@ -835,7 +871,8 @@ function renderMarkdown(r: Report, history: HistoryEntry[]): string {
         "The RSS samples in the burst table show whether it levels off.",
     );
   }
-  if (b.sessionsCorrect !== BURST.sessions) missNotes.push(`- ${BURST.sessions - b.sessionsCorrect} sessions did not end on their last revision within ${SETTLE_MS / 1000} s.`);
+  if (b.sessionsCorrect !== BURST.sessions)
+    missNotes.push(`- ${BURST.sessions - b.sessionsCorrect} sessions did not end on their last revision within ${SETTLE_MS / 1000} s.`);
 
   return `# Benchmarks
 
@@ -848,7 +885,10 @@ Generated by \`npm run bench\` (\`bench/run.ts\`) on ${r.startedAt.toISOString()
 | CPU | ${cpus[0]?.model ?? "unknown"} × ${cpus.length} |
 | Memory | ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB |
 | OS | ${os.type()} ${os.release()} (${process.arch}) |
-| Load average (1/5/15 min) | at start ${r.loadAvg.map((x) => x.toFixed(2)).join(" / ")}, at end ${os.loadavg().map((x) => x.toFixed(2)).join(" / ")} (other work on the machine shows up here) |
+| Load average (1/5/15 min) | at start ${r.loadAvg.map((x) => x.toFixed(2)).join(" / ")}, at end ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" / ")} (other work on the machine shows up here) |
 | Node | ${process.version} (native type stripping; \`--expose-gc\`: ${b.gcUsed ? "yes" : "no"}) |
 | OpenClaw Gateway | ${OPENCLAW_VERSION} (hello-ok \`server.version\`: ${r.serverVersion}) |
 
@@ -914,9 +954,15 @@ ${b.rate} puts/s offered in all: ticks paced by a 5 ms timer against the clock, 
 | Same, in an idle canary process over the same window (machine noise) | ${b.canary ? `p50 ${ms(b.canary.p50)} ms, p99 ${ms(b.canary.p99)} ms, max ${ms(b.canary.max)} ms` : "n/a"} |
 | Desk RSS, after warm-up → end (both after \`gc()\`) | ${ms(b.rss0, 1)} → ${ms(b.rss1, 1)} MB (**${rssGrowth >= 0 ? "+" : ""}${ms(rssGrowth, 1)} MB**) |
 | Desk heap used / heap total / external | ${ms(b.heap0, 1)} → ${ms(b.heap1, 1)} MB / ${ms(b.heapTotal0, 1)} → ${ms(b.heapTotal1, 1)} MB / ${ms(b.external0, 1)} → ${ms(b.external1, 1)} MB |
-| V8 space sizes reserved, after warm-up → end | ${Object.entries(b.spaces).filter(([, [a, c]]) => Math.abs(c - a) >= 0.5 || c >= 5).map(([k, [a, c]]) => `${k} ${ms(a, 1)} → ${ms(c, 1)}`).join(", ")} MB |
+| V8 space sizes reserved, after warm-up → end | ${Object.entries(b.spaces)
+    .filter(([, [a, c]]) => Math.abs(c - a) >= 0.5 || c >= 5)
+    .map(([k, [a, c]]) => `${k} ${ms(a, 1)} → ${ms(c, 1)}`)
+    .join(", ")} MB |
 | Desk connection traffic (window and settle) | ${trafficText(b.traffic)} |
-| Desk RSS each 5 s of the window (no gc) | ${b.rssSeries.filter((_, i) => i % 5 === 4).map((v) => ms(v, 0)).join(" → ")} MB |
+| Desk RSS each 5 s of the window (no gc) | ${b.rssSeries
+    .filter((_, i) => i % 5 === 4)
+    .map((v) => ms(v, 0))
+    .join(" → ")} MB |
 | CPU during the window (100 % = one core) | desk ${pct(b.deskCpuPct)}, writers ${pct(b.writerCpuPct)}, Gateway ${b.gatewayCpuPct === null ? "n/a" : pct(b.gatewayCpuPct)} |
 | Desk connection attempts (whole run) | ${b.attempts} |
 
@@ -949,5 +995,8 @@ function printSummary(r: Report): void {
     `Burst: ${b.achievedRate.toFixed(0)}/${b.rate} puts/s, ${b.sessionsCorrect}/${BURST.sessions} sessions on last revision, max in flight/session ${b.maxInFlightPerSession}, ` +
       `${b.reads} reads for ${b.issued} puts, lag p50/p99/max ${ms(b.eld.p50)}/${ms(b.eld.p99)}/${ms(b.eld.max)} ms (idle canary p99 ${b.canary ? ms(b.canary.p99) : "n/a"} ms), RSS ${ms(b.rss0, 1)} → ${ms(b.rss1, 1)} MB`,
   );
-  recordTargets("core", targets(r).map((x) => ({ target: x.name, measured: x.value, ok: x.ok })));
+  recordTargets(
+    "core",
+    targets(r).map((x) => ({ target: x.name, measured: x.value, ok: x.ok })),
+  );
 }

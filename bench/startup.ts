@@ -102,7 +102,14 @@ async function timeBare(gw: HostedGateway, cards: number): Promise<Timed> {
     );
     // The baseline must find every card too, or it is no baseline.
     if (done.cards !== cards) throw new Error(`the bare client found ${done.cards} cards, not ${cards}`);
-    return { side: "bare", ms: done.at - proc.spawnedAt, seen: done.cards, rssMb: null, heapMb: null, note: `${done.sessions} sessions in ${done.pages} pages` };
+    return {
+      side: "bare",
+      ms: done.at - proc.spawnedAt,
+      seen: done.cards,
+      rssMb: null,
+      heapMb: null,
+      note: `${done.sessions} sessions in ${done.pages} pages`,
+    };
   } finally {
     await proc.stop();
   }
@@ -125,7 +132,16 @@ async function timeCore(gw: HostedGateway, cardKeys: string[]): Promise<Timed> {
     });
     const at = await withTimeout(all, SIDE_TIMEOUT_MS, "watch --json").catch(() => null);
     const rss = proc.rssMb();
-    if (at === null) return { side: "core", ms: null, seen: seen.size, rssMb: rss, rssBeforeMb: rssBefore, heapMb: null, note: `only ${seen.size} of ${want.size} cards after ${SIDE_TIMEOUT_MS / 1000} s` };
+    if (at === null)
+      return {
+        side: "core",
+        ms: null,
+        seen: seen.size,
+        rssMb: rss,
+        rssBeforeMb: rssBefore,
+        heapMb: null,
+        note: `only ${seen.size} of ${want.size} cards after ${SIDE_TIMEOUT_MS / 1000} s`,
+      };
     return { side: "core", ms: at - proc.spawnedAt, seen: seen.size, rssMb: rss, rssBeforeMb: rssBefore, heapMb: null, note: "" };
   } finally {
     await proc.stop();
@@ -184,10 +200,22 @@ async function timePage(gw: HostedGateway, browser: Browser, cards: number): Pro
     await cdp.send("HeapProfiler.collectGarbage");
     const heap = (await cdp.send("Runtime.getHeapUsage")) as { usedSize: number };
     const heapMb = heap.usedSize / (1024 * 1024);
-    if (at === null) return { side: "page", ms: null, seen, rssMb: rss, rssBeforeMb: rssBefore, heapMb, note: `only ${seen} of ${cards} cards after ${SIDE_TIMEOUT_MS / 1000} s` };
+    if (at === null)
+      return {
+        side: "page",
+        ms: null,
+        seen,
+        rssMb: rss,
+        rssBeforeMb: rssBefore,
+        heapMb,
+        note: `only ${seen} of ${cards} cards after ${SIDE_TIMEOUT_MS / 1000} s`,
+      };
     return { side: "page", ms: at - proc.spawnedAt, seen, rssMb: rss, rssBeforeMb: rssBefore, heapMb, note: "" };
   } finally {
-    await page?.context().close().catch(() => {});
+    await page
+      ?.context()
+      .close()
+      .catch(() => {});
     await proc.stop();
   }
 }
@@ -223,9 +251,15 @@ async function main(): Promise<void> {
         // A side that already timed out would only time out again: once is the finding.
         if (runs.some((x) => x.side === side && x.ms === null)) continue;
         const t =
-          side === "bare" ? await timeBare(gw, cardKeys.length) : side === "core" ? await timeCore(gw, cardKeys) : await timePage(gw, browser!, cardKeys.length);
+          side === "bare"
+            ? await timeBare(gw, cardKeys.length)
+            : side === "core"
+              ? await timeCore(gw, cardKeys)
+              : await timePage(gw, browser!, cardKeys.length);
         runs.push(t);
-        console.log(`  round ${r + 1} ${side}: ${t.ms === null ? "—" : `${ms(t.ms, 0)} ms`} (${t.seen} cards${t.note ? `; ${t.note}` : ""})`);
+        console.log(
+          `  round ${r + 1} ${side}: ${t.ms === null ? "—" : `${ms(t.ms, 0)} ms`} (${t.seen} cards${t.note ? `; ${t.note}` : ""})`,
+        );
       }
     }
     const of = (side: Side) => runs.filter((x) => x.side === side);
@@ -240,12 +274,18 @@ async function main(): Promise<void> {
     const rows = [
       {
         target: `Start-up, ${SESSIONS} sessions / ${CARDS} cards: core (watch --json) median ≤ ${TARGETS.core}× bare`,
-        measured: Number.isFinite(core) ? `${(core / bare).toFixed(2)}× (${ms(core, 0)} vs ${ms(bare, 0)} ms)` : (worst("core") ?? "no figure"),
+        measured: Number.isFinite(core)
+          ? `${(core / bare).toFixed(2)}× (${ms(core, 0)} vs ${ms(bare, 0)} ms)`
+          : (worst("core") ?? "no figure"),
         ok: Number.isFinite(core) && core / bare <= TARGETS.core,
       },
       {
         target: `Start-up, ${SESSIONS} sessions / ${CARDS} cards: popover page median ≤ ${TARGETS.page}× bare`,
-        measured: !browser ? "skipped: no Chromium" : Number.isFinite(pageMs) ? `${(pageMs / bare).toFixed(2)}× (${ms(pageMs, 0)} vs ${ms(bare, 0)} ms)` : (worst("page") ?? "no figure"),
+        measured: !browser
+          ? "skipped: no Chromium"
+          : Number.isFinite(pageMs)
+            ? `${(pageMs / bare).toFixed(2)}× (${ms(pageMs, 0)} vs ${ms(bare, 0)} ms)`
+            : (worst("page") ?? "no figure"),
         ok: Boolean(browser) && Number.isFinite(pageMs) && pageMs / bare <= TARGETS.page,
       },
     ];
@@ -278,7 +318,12 @@ function section(
     START,
     "## Start-up with many sessions",
     "",
-    generatedLine("bench/startup.ts", startedAt, seconds, "one real isolated OpenClaw Gateway on loopback, headless Chromium through playwright-core"),
+    generatedLine(
+      "bench/startup.ts",
+      startedAt,
+      seconds,
+      "one real isolated OpenClaw Gateway on loopback, headless Chromium through playwright-core",
+    ),
     "",
     "| Target | Measured | Result |",
     "|---|---:|:---:|",

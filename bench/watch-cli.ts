@@ -82,7 +82,8 @@ async function main(): Promise<void> {
     const key = await W.createSession();
     let rev = (await W.put(key, { markdown: "watch bench: starting" })).card!.revision;
 
-    const put = (i: number) => W.put(key, { markdown: `watch bench put ${i}: checking the build`, plan: [{ step: "Run the tests", status: "in_progress" }] });
+    const put = (i: number) =>
+      W.put(key, { markdown: `watch bench put ${i}: checking the build`, plan: [{ step: "Run the tests", status: "in_progress" }] });
 
     console.log(`bench/watch: quiet baseline, the bare reader alone: ${QUIET} puts…`);
     const quiet: number[] = [];
@@ -135,7 +136,12 @@ async function main(): Promise<void> {
   }
 }
 
-function section(rows: { target: string; measured: string; ok: boolean }[], r: { quiet: Summary; cli: Summary; bare: Summary; cliFirst: number }, startedAt: Date, seconds: number): string {
+function section(
+  rows: { target: string; measured: string; ok: boolean }[],
+  r: { quiet: Summary; cli: Summary; bare: Summary; cliFirst: number },
+  startedAt: Date,
+  seconds: number,
+): string {
   const row = (name: string, s: Summary) => `| ${name} | ${s.n} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${ms(s.max)} |`;
   return [
     START,

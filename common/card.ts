@@ -97,8 +97,7 @@ export function isRunActive(run: RunFacts | null): boolean {
 export function deriveCard(card: ProgressCard, run: RunFacts | null): CardDerived {
   const total = card.steps.length;
   const completed = card.steps.filter((s) => s.status === "completed").length;
-  const current =
-    card.steps.find((s) => s.status === "in_progress")?.step ?? card.steps.find((s) => s.status === "pending")?.step ?? null;
+  const current = card.steps.find((s) => s.status === "in_progress")?.step ?? card.steps.find((s) => s.status === "pending")?.step ?? null;
 
   let outcome: RunOutcome | null = null;
   if (
@@ -119,12 +118,7 @@ export function deriveCard(card: ProgressCard, run: RunFacts | null): CardDerive
   // R6: an unfinished card is paused unless a live run that started before it still runs.
   // Elapsed time alone never enters here.
   const stale = run?.startedAt != null && card.updatedAt < run.startedAt;
-  const active =
-    run !== null &&
-    isRunActive(run) &&
-    !stale &&
-    run.status !== "queued" &&
-    (run.startedAt !== null || run.status === null);
+  const active = run !== null && isRunActive(run) && !stale && run.status !== "queued" && (run.startedAt !== null || run.status === null);
   return { completed, total, current, state: active && outcome === null ? "active" : "paused", outcome };
 }
 

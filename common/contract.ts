@@ -116,11 +116,8 @@ type Verbs = typeof DESK_VERBS;
 
 type Statics<A> = { -readonly [K in keyof A]: A[K] extends TSchema ? Static<A[K]> : never };
 /** A verb's optional schemas; none when its entry names none (the spec's type then says only "a list"). */
-type OptionalArgsOf<M extends DeskMethod> = NonNullable<Verbs[M]["optionalArgs"]> extends infer O extends readonly TSchema[]
-  ? number extends O["length"]
-    ? []
-    : O
-  : [];
+type OptionalArgsOf<M extends DeskMethod> =
+  NonNullable<Verbs[M]["optionalArgs"]> extends infer O extends readonly TSchema[] ? (number extends O["length"] ? [] : O) : [];
 /** A verb's arguments as TypeScript sees them (optional ones may be left out). */
 export type VerbArgs<M extends DeskMethod> = [...Statics<Verbs[M]["args"]>, ...Partial<Statics<OptionalArgsOf<M>>>];
 export type VerbResult<M extends DeskMethod> = Static<Verbs[M]["result"]>;

@@ -110,7 +110,12 @@ export type ConnectionState =
       advice: string;
     }
   | { state: "pairing_required"; requestId: string | null; deviceId: string; command: string | null; reason: string; advice: string }
-  | { state: "auth_failed"; code: string; setting: "token" | "password" | "setup code" | "device token" | "identity" | "url"; advice: string }
+  | {
+      state: "auth_failed";
+      code: string;
+      setting: "token" | "password" | "setup code" | "device token" | "identity" | "url";
+      advice: string;
+    }
   | { state: "update_required"; reason: string; advice: string };
 
 export type ConnectionStateName = ConnectionState["state"];
@@ -151,18 +156,7 @@ export type Unsubscribe = () => void;
 // ——— live activity (main/core/activity.ts builds it) ———
 
 export type ActivityGlyph =
-  | "read"
-  | "write"
-  | "edit"
-  | "shell"
-  | "list"
-  | "search"
-  | "web"
-  | "plan"
-  | "card"
-  | "agent"
-  | "message"
-  | "tool";
+  "read" | "write" | "edit" | "shell" | "list" | "search" | "web" | "plan" | "card" | "agent" | "message" | "tool";
 
 /** `off`: no lines; `new`: skip a line whose tool repeats the previous one; `all`: every call. */
 export type ActivityMode = "off" | "new" | "all";
@@ -265,4 +259,3 @@ export type CardTiming = {
   /** The gaps in this card's history: [from, to], from null when unknown. */
   gaps: { from: number | null; to: number }[];
 };
-

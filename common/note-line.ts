@@ -60,7 +60,11 @@ function* blockLines(token: Token): Iterable<string> {
       return;
     case "table": {
       const table = token as Tokens.Table;
-      for (const row of [table.header, ...table.rows]) yield row.map((cell) => inlineText(cell.tokens)).join(" | ").replace(/^/, "| ");
+      for (const row of [table.header, ...table.rows])
+        yield row
+          .map((cell) => inlineText(cell.tokens))
+          .join(" | ")
+          .replace(/^/, "| ");
       return;
     }
     case "html":
@@ -143,9 +147,7 @@ const ENTITIES: Record<string, string> = { lt: "<", gt: ">", quot: '"', apos: "'
 /** An HTML block's text: `<progress>` with its fallback, comments and tags removed. */
 function withoutTags(html: string): string {
   return literalText(
-    html
-      .replace(/<progress\b[^>]*>[\s\S]*?<\/progress>|<progress\b[^>]*\/?>/gi, " ")
-      .replace(/<!--[\s\S]*?-->|<\/?[a-z][^>]*>/gi, " "),
+    html.replace(/<progress\b[^>]*>[\s\S]*?<\/progress>|<progress\b[^>]*\/?>/gi, " ").replace(/<!--[\s\S]*?-->|<\/?[a-z][^>]*>/gi, " "),
   );
 }
 
@@ -159,6 +161,10 @@ function finishLine(raw: string): string {
     .replace(/^\s*\[[ xX]\]\s+/, "")
     .replace(/^\s*#{1,6}(\s+|$)/, "")
     .replace(/\*{2,}|_{2,}|~{2,}/g, "");
-  if (/^\s*\|/.test(s)) s = s.trim().replace(/^\||\|$/g, "").replace(/\s*\|\s*/g, " · ");
+  if (/^\s*\|/.test(s))
+    s = s
+      .trim()
+      .replace(/^\||\|$/g, "")
+      .replace(/\s*\|\s*/g, " · ");
   return unpark(s).replace(/\s+/g, " ").trim();
 }

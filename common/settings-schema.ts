@@ -6,8 +6,22 @@ import Type, { type Static, type TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { CredentialStorage } from "./credential-storage.ts";
 
-const MODIFIERS = new Set(["Command", "Cmd", "Control", "Ctrl", "CommandOrControl", "CmdOrCtrl", "Alt", "Option", "AltGr", "Shift", "Super", "Meta"]);
-const KEY = /^([A-Z0-9]|F([1-9]|1\d|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[-=[\];',./\\`])$/;
+const MODIFIERS = new Set([
+  "Command",
+  "Cmd",
+  "Control",
+  "Ctrl",
+  "CommandOrControl",
+  "CmdOrCtrl",
+  "Alt",
+  "Option",
+  "AltGr",
+  "Shift",
+  "Super",
+  "Meta",
+]);
+const KEY =
+  /^([A-Z0-9]|F([1-9]|1\d|2[0-4])|Space|Tab|Backspace|Delete|Insert|Return|Enter|Up|Down|Left|Right|Home|End|PageUp|PageDown|Escape|Esc|Plus|[-=[\];',./\\`])$/;
 
 /** An Electron accelerator with at least one modifier, e.g. `CommandOrControl+Shift+P` (a bare key would steal typing). */
 export function isAccelerator(v: string): boolean {
@@ -120,7 +134,11 @@ export const SettingsPatchSchema = Type.Partial(
   Type.Object({
     ...preferences,
     notifications: Type.Partial(
-      Type.Object({ enabled: notifications.properties.enabled, milestones: Type.Partial(milestones), quietHours: Type.Partial(quietHours) }),
+      Type.Object({
+        enabled: notifications.properties.enabled,
+        milestones: Type.Partial(milestones),
+        quietHours: Type.Partial(quietHours),
+      }),
     ),
     activity: Type.Partial(activity),
     detector: Type.Partial(detector),

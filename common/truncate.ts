@@ -54,7 +54,14 @@ export function truncate(text: string, budget: number): string {
     }
     if (out === "" || room > budget / 2) {
       // No boundary, or one that would waste over half the budget: cut inside the word.
-      return out + sep + graphemes(word).slice(0, Math.max(0, room - 1)).join("") + ELLIPSIS;
+      return (
+        out +
+        sep +
+        graphemes(word)
+          .slice(0, Math.max(0, room - 1))
+          .join("") +
+        ELLIPSIS
+      );
     }
     return appendEllipsis(out, budget);
   }
@@ -67,7 +74,12 @@ function appendEllipsis(text: string, budget: number): string {
   // Drop whole words until the ellipsis fits; only a single word is ever cut inside.
   while (graphemes(t).length + 1 > budget) {
     const cut = t.lastIndexOf(" ");
-    t = cut > 0 ? t.slice(0, cut).replace(trailing, "") : graphemes(t).slice(0, budget - 1).join("");
+    t =
+      cut > 0
+        ? t.slice(0, cut).replace(trailing, "")
+        : graphemes(t)
+            .slice(0, budget - 1)
+            .join("");
   }
   return t + ELLIPSIS;
 }

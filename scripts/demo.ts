@@ -98,28 +98,52 @@ async function storyA(): Promise<string> {
   const names = ["List open PRs", "Review each PR", "Post review summaries"];
   const bar = (n: number, note: string) => `<progress aria-label="PRs reviewed · ${n}/6" value="${n}" max="6"></progress>\n\n${note}`;
   say("A · Review open PRs: listing PRs");
-  await turn(key, [
-    { tool: "progress_card", args: { plan: steps(names, 0), markdown: bar(0, "Listing the open pull requests…") } },
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(0, "Six open PRs; starting with #801.") }, delayMs: think(3000) },
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(1, "Reviewed #801.") }, delayMs: think(3000) },
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(2, "Reviewed #802.") }, delayMs: think(3000) },
-    { text: "Reviewed two so far; continuing next turn.", delayMs: think(1500) },
-  ], "A turn 1");
+  await turn(
+    key,
+    [
+      { tool: "progress_card", args: { plan: steps(names, 0), markdown: bar(0, "Listing the open pull requests…") } },
+      {
+        tool: "progress_card",
+        args: { plan: steps(names, 1), markdown: bar(0, "Six open PRs; starting with #801.") },
+        delayMs: think(3000),
+      },
+      { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(1, "Reviewed #801.") }, delayMs: think(3000) },
+      { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(2, "Reviewed #802.") }, delayMs: think(3000) },
+      { text: "Reviewed two so far; continuing next turn.", delayMs: think(1500) },
+    ],
+    "A turn 1",
+  );
   await pause(3000);
   say("A · Review open PRs: reviewing more");
-  await turn(key, [
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(3, "Reviewed #805.") }, delayMs: think(2500) },
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(4, "Reviewed #807.") }, delayMs: think(3000) },
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(5, "Reviewed #809.") }, delayMs: think(3000) },
-    { text: "Five down, one to go.", delayMs: think(1500) },
-  ], "A turn 2");
+  await turn(
+    key,
+    [
+      { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(3, "Reviewed #805.") }, delayMs: think(2500) },
+      { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(4, "Reviewed #807.") }, delayMs: think(3000) },
+      { tool: "progress_card", args: { plan: steps(names, 1), markdown: bar(5, "Reviewed #809.") }, delayMs: think(3000) },
+      { text: "Five down, one to go.", delayMs: think(1500) },
+    ],
+    "A turn 2",
+  );
   await pause(3000);
   say("A · Review open PRs: last PR and summaries");
-  await turn(key, [
-    { tool: "progress_card", args: { plan: steps(names, 2), markdown: bar(6, "All six reviewed; posting summaries.") }, delayMs: think(2500) },
-    { tool: "progress_card", args: { plan: steps(names, 3), markdown: bar(6, "Done: 4 approved, 2 need changes.") }, delayMs: think(3000) },
-    { text: "All PRs reviewed.", delayMs: think(1000) },
-  ], "A turn 3");
+  await turn(
+    key,
+    [
+      {
+        tool: "progress_card",
+        args: { plan: steps(names, 2), markdown: bar(6, "All six reviewed; posting summaries.") },
+        delayMs: think(2500),
+      },
+      {
+        tool: "progress_card",
+        args: { plan: steps(names, 3), markdown: bar(6, "Done: 4 approved, 2 need changes.") },
+        delayMs: think(3000),
+      },
+      { text: "All PRs reviewed.", delayMs: think(1000) },
+    ],
+    "A turn 3",
+  );
   say("A · Review open PRs: complete");
   return key;
 }
@@ -129,12 +153,24 @@ async function storyB(): Promise<string> {
   const key = await session("Repair session owner");
   const names = ["Reproduce the owner mismatch", "Find the faulty write", "Patch the owner check", "Run the session suite"];
   say("B · Repair session owner: working");
-  await turn(key, [
-    { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Reproducing the owner mismatch on a fresh session." } },
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Reproduced: the owner flips after a reconnect." }, delayMs: think(3000) },
-    { tool: "progress_card", args: { plan: steps(names, 2), markdown: "Found it: the reconnect path rewrites `owner`." }, delayMs: think(3000) },
-    { text: "Stopping here for now; the patch needs a decision.", delayMs: think(3000) },
-  ], "B turn");
+  await turn(
+    key,
+    [
+      { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Reproducing the owner mismatch on a fresh session." } },
+      {
+        tool: "progress_card",
+        args: { plan: steps(names, 1), markdown: "Reproduced: the owner flips after a reconnect." },
+        delayMs: think(3000),
+      },
+      {
+        tool: "progress_card",
+        args: { plan: steps(names, 2), markdown: "Found it: the reconnect path rewrites `owner`." },
+        delayMs: think(3000),
+      },
+      { text: "Stopping here for now; the patch needs a decision.", delayMs: think(3000) },
+    ],
+    "B turn",
+  );
   say("B · Repair session owner: the run ended with work unfinished (paused)");
   return key;
 }
@@ -144,13 +180,17 @@ async function storyC(): Promise<string> {
   const key = await session("Release 2026.12");
   const names = ["Bump versions", "Build artifacts", "Publish release notes"];
   say("C · Release 2026.12: releasing");
-  await turn(key, [
-    { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Cutting **2026.12**." } },
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Versions bumped; building." }, delayMs: think(2500) },
-    { tool: "progress_card", args: { plan: steps(names, 2), markdown: "Artifacts built; writing notes." }, delayMs: think(2500) },
-    { tool: "progress_card", args: { plan: steps(names, 3), markdown: "Released 2026.12." }, delayMs: think(2500) },
-    { text: "Release done.", delayMs: think(1000) },
-  ], "C turn 1");
+  await turn(
+    key,
+    [
+      { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Cutting **2026.12**." } },
+      { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Versions bumped; building." }, delayMs: think(2500) },
+      { tool: "progress_card", args: { plan: steps(names, 2), markdown: "Artifacts built; writing notes." }, delayMs: think(2500) },
+      { tool: "progress_card", args: { plan: steps(names, 3), markdown: "Released 2026.12." }, delayMs: think(2500) },
+      { text: "Release done.", delayMs: think(1000) },
+    ],
+    "C turn 1",
+  );
   say("C · Release 2026.12: complete");
   await pause(5000);
   const { card } = await client().get(key);
@@ -159,11 +199,15 @@ async function storyC(): Promise<string> {
   await pause(4000);
   const next = ["Announce the release", "Open the 2027.1 milestone"];
   say("C · Release 2026.12: a new card starts");
-  await turn(key, [
-    { tool: "progress_card", args: { plan: steps(next, 0), markdown: "Follow-ups for 2026.12." } },
-    { tool: "progress_card", args: { plan: steps(next, 1), markdown: "Announced; opening the next milestone." }, delayMs: think(3000) },
-    { text: "Milestone next time.", delayMs: think(1500) },
-  ], "C turn 2");
+  await turn(
+    key,
+    [
+      { tool: "progress_card", args: { plan: steps(next, 0), markdown: "Follow-ups for 2026.12." } },
+      { tool: "progress_card", args: { plan: steps(next, 1), markdown: "Announced; opening the next milestone." }, delayMs: think(3000) },
+      { text: "Milestone next time.", delayMs: think(1500) },
+    ],
+    "C turn 2",
+  );
   return key;
 }
 
@@ -171,7 +215,14 @@ async function storyC(): Promise<string> {
 // estimate of the time left ("under a minute left"), and the running step grows on the timeline.
 async function storyE(): Promise<string> {
   const key = await session("Migrate the database");
-  const names = ["Snapshot the database", "Write the migration", "Dry-run on a copy", "Apply to production", "Verify row counts", "Drop the old columns"];
+  const names = [
+    "Snapshot the database",
+    "Write the migration",
+    "Dry-run on a copy",
+    "Apply to production",
+    "Verify row counts",
+    "Drop the old columns",
+  ];
   say("E · Migrate the database: a long plan (watch the estimate and the dashboard timeline)");
   // Say it once, when the card first carries an estimate (after two timed steps).
   const off = testHost().desk.subscribe((c) => {
@@ -179,16 +230,20 @@ async function storyE(): Promise<string> {
     off();
     say(`E · Migrate the database: ${timingMarks(c.entry, Date.now()).join(" · ")}`);
   });
-  await turn(key, [
-    { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Taking a snapshot first." } },
-    { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Snapshot taken; writing the migration." }, delayMs: think(4000) },
-    { tool: "progress_card", args: { plan: steps(names, 2), markdown: "Migration written; dry run on a copy." }, delayMs: think(6000) },
-    { tool: "progress_card", args: { plan: steps(names, 3), markdown: "Dry run clean; applying to production." }, delayMs: think(5000) },
-    { tool: "progress_card", args: { plan: steps(names, 4), markdown: "Applied; verifying row counts." }, delayMs: think(20_000) },
-    { tool: "progress_card", args: { plan: steps(names, 5), markdown: "Counts match; dropping the old columns." }, delayMs: think(6000) },
-    { tool: "progress_card", args: { plan: steps(names, 6), markdown: "Migration done." }, delayMs: think(5000) },
-    { text: "Migration complete.", delayMs: think(1000) },
-  ], "E turn").finally(off);
+  await turn(
+    key,
+    [
+      { tool: "progress_card", args: { plan: steps(names, 0), markdown: "Taking a snapshot first." } },
+      { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Snapshot taken; writing the migration." }, delayMs: think(4000) },
+      { tool: "progress_card", args: { plan: steps(names, 2), markdown: "Migration written; dry run on a copy." }, delayMs: think(6000) },
+      { tool: "progress_card", args: { plan: steps(names, 3), markdown: "Dry run clean; applying to production." }, delayMs: think(5000) },
+      { tool: "progress_card", args: { plan: steps(names, 4), markdown: "Applied; verifying row counts." }, delayMs: think(20_000) },
+      { tool: "progress_card", args: { plan: steps(names, 5), markdown: "Counts match; dropping the old columns." }, delayMs: think(6000) },
+      { tool: "progress_card", args: { plan: steps(names, 6), markdown: "Migration done." }, delayMs: think(5000) },
+      { text: "Migration complete.", delayMs: think(1000) },
+    ],
+    "E turn",
+  ).finally(off);
   say("E · Migrate the database: complete (the dashboard lists it under Finished in the last day)");
   return key;
 }
@@ -197,10 +252,14 @@ async function storyE(): Promise<string> {
 async function storyD(): Promise<string> {
   const key = await session("Wait for CI");
   say("D · Wait for CI: note-only card");
-  await turn(key, [
-    { tool: "progress_card", args: { markdown: "Waiting for CI on **#812** (`linux`, `macos`)." } },
-    { text: "I'll check back when CI finishes.", delayMs: think(1000) },
-  ], "D turn");
+  await turn(
+    key,
+    [
+      { tool: "progress_card", args: { markdown: "Waiting for CI on **#812** (`linux`, `macos`)." } },
+      { text: "I'll check back when CI finishes.", delayMs: think(1000) },
+    ],
+    "D turn",
+  );
   await pause(5000);
   const before = (await client().get(key)).card?.revision ?? 0;
   say("D · Wait for CI: refreshing (progressCard.refresh)");
@@ -216,7 +275,8 @@ async function storyD(): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(root, "dist", "renderer"))) throw new Error("the pages are not built: run `npm run build` first (npm run demo does)");
+  if (!existsSync(join(root, "dist", "renderer")))
+    throw new Error("the pages are not built: run `npm run build` first (npm run demo does)");
   say("Starting a local OpenClaw Gateway with a scripted model (the first run installs openclaw, about a minute)…");
   model = await startScriptedModel();
   gw = await startGateway({ model });
@@ -227,7 +287,9 @@ async function main(): Promise<void> {
   process.stdout.write(`${th.host.url}\n`);
   const opener = browserOpener();
   if (opener) {
-    spawn(opener, [th.host.url], { stdio: "ignore", detached: true }).on("error", () => {}).unref();
+    spawn(opener, [th.host.url], { stdio: "ignore", detached: true })
+      .on("error", () => {})
+      .unref();
     say("Opened the page above in your default browser: watch the cards appear.");
   } else {
     say("No browser to open here: open the address above in a browser on this machine.");
@@ -248,7 +310,13 @@ async function main(): Promise<void> {
   const c = await storyC();
   await pause(3000);
   const d = await storyD();
-  const keys: [string, string][] = [["Review open PRs", await a], ["Repair session owner", b], ["Release 2026.12", c], ["Wait for CI", d], ["Migrate the database", await e]];
+  const keys: [string, string][] = [
+    ["Review open PRs", await a],
+    ["Repair session owner", b],
+    ["Release 2026.12", c],
+    ["Wait for CI", d],
+    ["Migrate the database", await e],
+  ];
 
   // What the host's page shows: the desk behind it (give it a moment to read the last changes).
   await new Promise((r) => setTimeout(r, 1500));
@@ -260,9 +328,14 @@ async function main(): Promise<void> {
     const entry = th.desk.entry(gatewayId, key);
     const steps = card?.steps ?? [];
     const done = steps.filter((s) => s.status === "completed").length;
-    const text = (card?.markdown ?? "").replace(/<[^>]*>/g, "").replace(/\s+/g, " ").trim();
+    const text = (card?.markdown ?? "")
+      .replace(/<[^>]*>/g, "")
+      .replace(/\s+/g, " ")
+      .trim();
     const marks = entry ? timingMarks(entry, Date.now()).join(" · ") : "";
-    say(`  ${label.padEnd(21)} rev ${card?.revision ?? "-"} · ${entry?.derived?.state ?? "no card"} · ${done}/${steps.length} steps${marks ? ` · ${marks}` : ""} · ${text.slice(0, 60)}`);
+    say(
+      `  ${label.padEnd(21)} rev ${card?.revision ?? "-"} · ${entry?.derived?.state ?? "no card"} · ${done}/${steps.length} steps${marks ? ` · ${marks}` : ""} · ${text.slice(0, 60)}`,
+    );
   }
   if (once) {
     await cleanup();

@@ -62,7 +62,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (args.includes(AD_HOC[0])) {
-    console.error("dist: no signing identity (CSC_LINK or CSC_NAME): signing ad hoc, without the hardened runtime and notarization. The app runs on this Mac; elsewhere Gatekeeper blocks it.");
+    console.error(
+      "dist: no signing identity (CSC_LINK or CSC_NAME): signing ad hoc, without the hardened runtime and notarization. The app runs on this Mac; elsewhere Gatekeeper blocks it.",
+    );
   }
   if (args.includes(NOTARIZE)) console.error("dist: Apple notarization credentials found: notarizing.");
 
@@ -76,7 +78,10 @@ async function main(): Promise<void> {
   let tail = "";
   const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
   const child = spawn(bin, args, { cwd: root, env, stdio: ["inherit", "pipe", "pipe"] });
-  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ] as const) {
     from.on("data", (chunk: Buffer) => {
       to.write(chunk);
       tail = (tail + chunk.toString()).slice(-64 * 1024);

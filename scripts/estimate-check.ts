@@ -30,7 +30,11 @@ function normal(r: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
 }
 
-type Scenario = { name: string; /** spread of one card's step times around its own typical step (log-normal sigma) */ sigma: number; /** one long step in a few cards */ outlier: number };
+type Scenario = {
+  name: string;
+  /** spread of one card's step times around its own typical step (log-normal sigma) */ sigma: number;
+  /** one long step in a few cards */ outlier: number;
+};
 const SCENARIOS: Scenario[] = [
   { name: "similar steps (σ 0.3)", sigma: 0.3, outlier: 0 },
   { name: "varied steps (σ 0.6)", sigma: 0.6, outlier: 0 },
@@ -57,9 +61,25 @@ function simulate(s: Scenario, r: () => number): Tally {
     const history = new CardHistory();
     const key = `agent:main:sim-${c}`;
     const entry = (revision: number | null, done: number): CardEntry => {
-      const steps = durations.map((_, i) => ({ step: `Step ${i + 1}`, status: (i < done ? "completed" : i === done ? "in_progress" : "pending") as StepStatus }));
+      const steps = durations.map((_, i) => ({
+        step: `Step ${i + 1}`,
+        status: (i < done ? "completed" : i === done ? "in_progress" : "pending") as StepStatus,
+      }));
       const card = revision === null ? null : { sessionKey: key, revision, updatedAt: 0, markdown: null, steps };
-      return { gatewayId: "sim", sessionKey: key, agentId: null, title: key, card, derived: null, freshness: "live", confirmedAt: 0, error: null, hidden: false, updateRequired: false, refresh: null };
+      return {
+        gatewayId: "sim",
+        sessionKey: key,
+        agentId: null,
+        title: key,
+        card,
+        derived: null,
+        freshness: "live",
+        confirmedAt: 0,
+        error: null,
+        hidden: false,
+        updateRequired: false,
+        refresh: null,
+      };
     };
     history.observe(entry(null, 0), start - 1000);
     history.observe(entry(1, 0), start);
@@ -90,7 +110,9 @@ const pct = (a: number, b: number): string => (b === 0 ? "—" : `${((100 * a) /
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 console.log(`Estimate check: ${CARDS} simulated cards per scenario, seed ${SEED}, 8 moments per step.\n`);
-console.log("| Scenario | moments with an estimate | range contains the real time left | real time below the range | above the range | median range width / time left |");
+console.log(
+  "| Scenario | moments with an estimate | range contains the real time left | real time below the range | above the range | median range width / time left |",
+);
 console.log("|---|---|---|---|---|---|");
 const r = rng(SEED);
 let allIn = 0;
@@ -99,6 +121,8 @@ for (const s of SCENARIOS) {
   const t = simulate(s, r);
   allIn += t.inside;
   allWith += t.withEstimate;
-  console.log(`| ${s.name} | ${pct(t.withEstimate, t.moments)} | **${pct(t.inside, t.withEstimate)}** | ${pct(t.below, t.withEstimate)} | ${pct(t.above, t.withEstimate)} | ${median(t.widthRatio).toFixed(2)} |`);
+  console.log(
+    `| ${s.name} | ${pct(t.withEstimate, t.moments)} | **${pct(t.inside, t.withEstimate)}** | ${pct(t.below, t.withEstimate)} | ${pct(t.above, t.withEstimate)} | ${median(t.widthRatio).toFixed(2)} |`,
+  );
 }
 console.log(`\nAll scenarios: the range contained the real time left in ${pct(allIn, allWith)} of ${allWith} estimates.`);

@@ -79,7 +79,8 @@ export function lintRefs(
       const from = Number(m[2]);
       const to = m[3] === undefined ? from : Number(m[3]);
       for (let n = from; n <= Math.min(to, from + 20); n++) {
-        if (!ids.has(`${family}${n}`)) findings.push({ file: fileName, line: c.line, message: `${family}${n} is not defined in docs/requirements.md` });
+        if (!ids.has(`${family}${n}`))
+          findings.push({ file: fileName, line: c.line, message: `${family}${n} is not defined in docs/requirements.md` });
       }
     }
     for (const m of c.text.matchAll(DOC_REF)) {
@@ -89,7 +90,12 @@ export function lintRefs(
       if (sections === null) findings.push({ file: fileName, line: c.line, message: `${page} does not exist` });
       else if (!sections.has(section)) findings.push({ file: fileName, line: c.line, message: `${page} has no section §${section}` });
     }
-    if (OUTSIDE_REF.test(c.text)) findings.push({ file: fileName, line: c.line, message: "cites gateway-protocol, which is not in the repository: cite docs/gateway.md §N" });
+    if (OUTSIDE_REF.test(c.text))
+      findings.push({
+        file: fileName,
+        line: c.line,
+        message: "cites gateway-protocol, which is not in the repository: cite docs/gateway.md §N",
+      });
     OUTSIDE_REF.lastIndex = 0;
   }
   return findings;
@@ -107,7 +113,10 @@ function sourceFiles(dir: string): string[] {
 }
 
 if (import.meta.main) {
-  const files = process.argv.length > 2 ? process.argv.slice(2) : SOURCE_DIRS.filter((d) => existsSync(join(ROOT, d))).flatMap((d) => sourceFiles(join(ROOT, d)));
+  const files =
+    process.argv.length > 2
+      ? process.argv.slice(2)
+      : SOURCE_DIRS.filter((d) => existsSync(join(ROOT, d))).flatMap((d) => sourceFiles(join(ROOT, d)));
   const ids = definedIds(readFileSync(join(ROOT, "docs", "requirements.md"), "utf8"));
   const cache = new Map<string, Set<string> | null>();
   const docSections = (page: string): Set<string> | null => {

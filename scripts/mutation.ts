@@ -30,7 +30,11 @@ export const MODULES: Module[] = [
     tests: ["notification-policy", "notification-policy-rules", "notification-decisions"],
   },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
-  { name: "glance", mutate: ["common/glance.ts", "common/note-line.ts"], tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"] },
+  {
+    name: "glance",
+    mutate: ["common/glance.ts", "common/note-line.ts"],
+    tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"],
+  },
   { name: "truncate", mutate: ["common/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },
   { name: "connection-state", mutate: ["main/core/connection-state.ts"], tests: ["connection-state", "connection-state-advice"] },
@@ -119,7 +123,9 @@ function survivors(report: { files: Record<string, { source: string; mutants: St
       if (mu.status !== "Survived" && mu.status !== "NoCoverage") continue;
       const { start } = mu.location;
       const orig = (lines[start.line - 1] ?? "").trim().slice(0, 110);
-      out.push(`${file}:${start.line}:${start.column} [${mu.status}] ${mu.mutatorName} → ${JSON.stringify(mu.replacement ?? "")}\n    ${orig}`);
+      out.push(
+        `${file}:${start.line}:${start.column} [${mu.status}] ${mu.mutatorName} → ${JSON.stringify(mu.replacement ?? "")}\n    ${orig}`,
+      );
     }
   }
   return out;
@@ -135,7 +141,11 @@ function runOne(m: Module): void {
   // A child per module: Stryker keeps process-wide state, and a stuck run stays bounded.
   const child = spawnSync(
     process.execPath,
-    ["--input-type=module", "-e", `import { Stryker } from "@stryker-mutator/core"; await new Stryker(${JSON.stringify(options)}).runMutationTest();`],
+    [
+      "--input-type=module",
+      "-e",
+      `import { Stryker } from "@stryker-mutator/core"; await new Stryker(${JSON.stringify(options)}).runMutationTest();`,
+    ],
     { cwd: root, stdio: "inherit", timeout: Number(process.env.MUTATION_MODULE_TIMEOUT_MS ?? 30 * 60_000) },
   );
   if (child.status !== 0) console.error(`Stryker run for ${m.name} ended with ${child.status ?? child.signal}`);
@@ -191,8 +201,10 @@ function main(): void {
     if (!existsSync(file)) continue;
     const report = JSON.parse(readFileSync(file, "utf8"));
     const c = countsOf(report);
-    console.log(`-- ${m.name}: ${c.mutants - c.errors} mutants, ${c.killed} killed, ${c.timeout} timeout, ${c.survived} survived, ` +
-      `${c.noCoverage} no coverage → ${score(c).toFixed(1)} %`);
+    console.log(
+      `-- ${m.name}: ${c.mutants - c.errors} mutants, ${c.killed} killed, ${c.timeout} timeout, ${c.survived} survived, ` +
+        `${c.noCoverage} no coverage → ${score(c).toFixed(1)} %`,
+    );
     const left = survivors(report);
     for (const s of left) console.log(`   ${s}`);
     writeFileSync(file.replace(/\.json$/, "-survivors.txt"), left.join("\n") + "\n");

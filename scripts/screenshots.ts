@@ -21,7 +21,14 @@ const review = await session("Review open PRs");
 const release = await session("Release 2026.12");
 const repair = await session("Repair session owner");
 const ci = await session("Wait for CI");
-await agent.put(release, { plan: [{ step: "Bump versions", status: "completed" }, { step: "Build artefacts", status: "completed" }, { step: "Publish", status: "completed" }], markdown: "Published **2026.12.0**. Release notes: https://example.com/releases/2026.12.0" });
+await agent.put(release, {
+  plan: [
+    { step: "Bump versions", status: "completed" },
+    { step: "Build artefacts", status: "completed" },
+    { step: "Publish", status: "completed" },
+  ],
+  markdown: "Published **2026.12.0**. Release notes: https://example.com/releases/2026.12.0",
+});
 const repairCard = {
   markdown: "Owner check fails for sessions created before the migration; fixing `resolveOwner()` in `src/gateway/session-owner.ts`.",
   plan: [
@@ -34,7 +41,8 @@ const repairCard = {
 await agent.put(repair, repairCard);
 await agent.put(ci, { markdown: "Waiting for CI on `main` — nothing to do until it finishes." });
 await agent.put(review, {
-  markdown: '<progress aria-label="PRs reviewed · 12/30" value="12" max="30"></progress>\n\nReviewing open PRs against the checklist in [CONTRIBUTING.md](https://example.com/CONTRIBUTING.md).\n\n| PR | Verdict |\n|---|---|\n| #4412 | approve |\n| #4418 | changes requested |',
+  markdown:
+    '<progress aria-label="PRs reviewed · 12/30" value="12" max="30"></progress>\n\nReviewing open PRs against the checklist in [CONTRIBUTING.md](https://example.com/CONTRIBUTING.md).\n\n| PR | Verdict |\n|---|---|\n| #4412 | approve |\n| #4418 | changes requested |',
   plan: [
     { step: "Collect open PRs", status: "completed" },
     { step: "Review each PR against the checklist", status: "in_progress" },
@@ -48,7 +56,11 @@ if (gatewayId === undefined) throw new Error("the test host has no Gateway");
 th.settings.update({ pinned: [review, repair, release, ci].map((k) => `${gatewayId}\u0000${k}`) });
 const browser = await launchChromium();
 try {
-  for (const [name, scheme, width] of [["popover-light", "light", 400], ["popover-dark", "dark", 400], ["popover-narrow", "light", 320]] as const) {
+  for (const [name, scheme, width] of [
+    ["popover-light", "light", 400],
+    ["popover-dark", "dark", 400],
+    ["popover-narrow", "light", 320],
+  ] as const) {
     const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme, deviceScaleFactor: 2 });
     await page.goto(th.host.url);
     await page.locator("article.card").nth(3).waitFor({ timeout: 20_000 });
@@ -75,7 +87,10 @@ try {
     [
       { tool: "progress_card", args: repairCard },
       { tool: "read", args: { path: "AGENTS.md" } },
-      { tool: "write", args: { path: "src/gateway/session-owner.ts", content: "export const resolveOwner = (s) => s.owner ?? s.createdBy;\n" } },
+      {
+        tool: "write",
+        args: { path: "src/gateway/session-owner.ts", content: "export const resolveOwner = (s) => s.owner ?? s.createdBy;\n" },
+      },
       { tool: "exec", args: { command: "npm test" } },
       { text: "done", delayMs: 8000 },
     ],
@@ -97,7 +112,8 @@ try {
   const migrate = await session("Migrate the database");
   th.settings.update({ pinned: [migrate, review, repair, release, ci].map((k) => `${gatewayId}\u0000${k}`) });
   const migration = ["Snapshot the database", "Write the migration", "Dry-run on a copy", "Apply to production", "Verify row counts"];
-  const upTo = (done: number) => migration.map((step, i) => ({ step, status: i < done ? "completed" : i === done ? "in_progress" : "pending" }));
+  const upTo = (done: number) =>
+    migration.map((step, i) => ({ step, status: i < done ? "completed" : i === done ? "in_progress" : "pending" }));
   const timed = agent.runTurn(
     migrate,
     [

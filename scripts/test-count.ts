@@ -38,7 +38,8 @@ export class TestCount {
       }
       return;
     }
-    if (skipped) this.count.skipped += 1; // a failing todo test does not fail the run
+    if (skipped)
+      this.count.skipped += 1; // a failing todo test does not fail the run
     else if (event.type === "test:pass") this.count.passed += 1;
     else this.count.failed += 1;
   }

@@ -23,7 +23,9 @@ const internals = createRequire(import.meta.url)("internal/test_runner/test") as
 };
 const { Test, Suite } = internals;
 if (typeof Test?.prototype.createSubtest !== "function" || typeof Test.prototype.createHook !== "function" || typeof Suite !== "function") {
-  throw new Error(`scripts/test-skipped-suites.ts: node:test internals differ in Node ${process.version}; skipped suites cannot be counted`);
+  throw new Error(
+    `scripts/test-skipped-suites.ts: node:test internals differ in Node ${process.version}; skipped suites cannot be counted`,
+  );
 }
 
 const SKIPPED_WITH_SUITE = "skipped with its suite";

@@ -56,7 +56,8 @@ function staleness(committed: Rgba, fresh: Rgba): string | null {
       for (let y = by; y < Math.min(by + k, height); y++) {
         for (let x = bx; x < Math.min(bx + k, width); x++, n++) {
           const i = (y * width + x) * 4;
-          const a1 = byteAt(committed, i + 3), a2 = byteAt(fresh, i + 3);
+          const a1 = byteAt(committed, i + 3),
+            a2 = byteAt(fresh, i + 3);
           // Premultiplied, so the colour of a transparent pixel does not count.
           for (let c = 0; c < 3; c++) sum[c] = (sum[c] ?? 0) + (byteAt(committed, i + c) * a1 - byteAt(fresh, i + c) * a2) / 255;
           sum[3] = (sum[3] ?? 0) + a1 - a2;
@@ -86,7 +87,9 @@ try {
     // An <img> scales the SVG by its viewBox to exactly size×size CSS pixels (= device pixels).
     const src = `data:image/svg+xml;base64,${readFileSync(job.source).toString("base64")}`;
     const filter = job.invert ? "filter:invert(1)" : "";
-    await page.setContent(`<style>html,body{margin:0;background:transparent}img{display:block;${filter}}</style><img src="${src}" width="${job.size}" height="${job.size}">`);
+    await page.setContent(
+      `<style>html,body{margin:0;background:transparent}img{display:block;${filter}}</style><img src="${src}" width="${job.size}" height="${job.size}">`,
+    );
     const png = await page.screenshot({ omitBackground: true, clip: { x: 0, y: 0, width: job.size, height: job.size } });
     const name = relative(root, job.output);
     if (!check) {
@@ -110,4 +113,6 @@ if (stale.length > 0) {
   console.error(`tray-icons: stale icons (run \`node scripts/tray-icons.ts\` and commit the PNGs):\n  ${stale.join("\n  ")}`);
   process.exit(1);
 }
-console.log(check ? `tray-icons: ${jobs.length} PNGs match their sources (${seconds} s)` : `tray-icons: ${jobs.length} PNGs rendered (${seconds} s)`);
+console.log(
+  check ? `tray-icons: ${jobs.length} PNGs match their sources (${seconds} s)` : `tray-icons: ${jobs.length} PNGs rendered (${seconds} s)`,
+);

@@ -12,7 +12,12 @@ import { appVersion, packageRoot } from "../core/version.ts";
 import { startHost, type Host } from "../host/host-server.ts";
 
 export type HostCliOptions = { port?: number; url?: string; token?: string; password?: string; pagesDir?: string; verbose?: boolean };
-export type HostIO = { stdout: { write(s: string): boolean }; stderr: { write(s: string): boolean }; env: NodeJS.ProcessEnv; stopSignal: Promise<void> };
+export type HostIO = {
+  stdout: { write(s: string): boolean };
+  stderr: { write(s: string): boolean };
+  env: NodeJS.ProcessEnv;
+  stopSignal: Promise<void>;
+};
 
 export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number> {
   const logger = stderrLogger(io.stderr, opts.verbose ?? false);
@@ -22,7 +27,11 @@ export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number>
   const notice = vaultNotice(vault, join(home, "credentials.json"));
   if (notice) io.stderr.write(notice);
   const settings = new SettingsStore(jsonFileBackend(join(home, "settings.json")), vault, logger);
-  const explicit = { ...(opts.url ? { url: opts.url } : {}), ...(opts.token ? { token: opts.token } : {}), ...(opts.password ? { password: opts.password } : {}) };
+  const explicit = {
+    ...(opts.url ? { url: opts.url } : {}),
+    ...(opts.token ? { token: opts.token } : {}),
+    ...(opts.password ? { password: opts.password } : {}),
+  };
   const discovered = discoverGateway({ env: io.env, explicit });
   for (const secret of [discovered.token, discovered.password, discovered.bootstrapToken]) logger.protect(secret);
   for (const note of discovered.notes) io.stderr.write(`progress-desk: ${note}\n`);
@@ -46,7 +55,12 @@ export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number>
   desk.configure(service.gateways());
   desk.start();
   try {
-    host = await startHost({ service, logger, pagesDir: opts.pagesDir ?? join(packageRoot(), "dist", "renderer"), ...(opts.port !== undefined ? { port: opts.port } : {}) });
+    host = await startHost({
+      service,
+      logger,
+      pagesDir: opts.pagesDir ?? join(packageRoot(), "dist", "renderer"),
+      ...(opts.port !== undefined ? { port: opts.port } : {}),
+    });
   } catch (err) {
     desk.stop();
     io.stderr.write(`progress-desk: ${(err as Error).message}\n`);

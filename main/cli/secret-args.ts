@@ -45,7 +45,8 @@ export function checkSecretFlags(flags: SecretFlags): Result<void> {
   const hasPassword = flags.password !== undefined || flags["password-file"] !== undefined;
   if (hasToken && hasPassword) return usage("give a token or a password, not both");
   const fromStdin = KINDS.filter((k) => flags[`${k}-file`] === "-");
-  if (fromStdin.length > 1) return usage(`only one secret can come from standard input (${fromStdin.map((k) => `--${k}-file -`).join(", ")})`);
+  if (fromStdin.length > 1)
+    return usage(`only one secret can come from standard input (${fromStdin.map((k) => `--${k}-file -`).join(", ")})`);
   for (const kind of KINDS) {
     if (flags[kind] === "") return usage(`--${kind} is empty`);
     if (flags[`${kind}-file`] === "") return usage(`--${kind}-file needs a file name, or - for standard input`);
@@ -87,7 +88,8 @@ async function readSecret(flag: string, path: string, sources: SecretSources): P
   } catch (err) {
     return usage(`${flag}: cannot read ${where}: ${describeReadError(err)}`);
   }
-  if (bytes.length > MAX_SECRET_BYTES) return usage(`${flag}: ${where} is longer than ${MAX_SECRET_BYTES} bytes; it should hold just the secret`);
+  if (bytes.length > MAX_SECRET_BYTES)
+    return usage(`${flag}: ${where} is longer than ${MAX_SECRET_BYTES} bytes; it should hold just the secret`);
   // One line: the usual trailing newline (or CRLF) is not part of the secret.
   const text = bytes.toString("utf8").replace(/(?:\r?\n)+$/, "");
   if (text.trim() === "") return usage(`${flag}: ${where} is empty`);

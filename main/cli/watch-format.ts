@@ -82,7 +82,14 @@ export function activityLine(a: SessionActivity): ActivityJsonLine {
 /** What makes an activity change worth a line: what it shows, not when it was computed. */
 export function activitySignature(a: SessionActivity): string {
   const l = activityLine(a);
-  return JSON.stringify([l.live, l.runId, l.current?.label, l.current?.status, l.lines.map((x) => [x.label, x.status]), l.stall?.text ?? null]);
+  return JSON.stringify([
+    l.live,
+    l.runId,
+    l.current?.label,
+    l.current?.status,
+    l.lines.map((x) => [x.label, x.status]),
+    l.stall?.text ?? null,
+  ]);
 }
 
 export function connectionLine(gatewayId: string, state: ConnectionState): Record<string, unknown> {
@@ -178,7 +185,13 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
       e.freshness === "offline" ? `offline, as of ${clock(e.confirmedAt)}` : null,
       e.freshness === "stale" ? "not refreshed" : null,
       e.error ? e.error.message : null,
-      e.refresh?.status === "pending" ? "refreshing…" : e.refresh?.status === "timed_out" ? "refresh timed out" : e.refresh?.status === "failed" ? `refresh failed: ${e.refresh.error}` : null,
+      e.refresh?.status === "pending"
+        ? "refreshing…"
+        : e.refresh?.status === "timed_out"
+          ? "refresh timed out"
+          : e.refresh?.status === "failed"
+            ? `refresh failed: ${e.refresh.error}`
+            : null,
     ].filter(Boolean);
     lines.push(truncate(`${GLYPH[d.state] ?? "•"} ${gateway}${e.title}${count}  ${marks.join(" · ")}  ${clock(card.updatedAt)}`, width));
     const detail = d.current ?? (card.markdown ? (noteLine(card.markdown) ?? "Progress updated") : null);

@@ -9,7 +9,17 @@ import { vaultNotice } from "./vault-notice.ts";
 import { stderrLogger } from "./stderr-log.ts";
 import { appVersion } from "../core/version.ts";
 import { CLEAR_PROGRESS, progressSequence, terminalSupportsProgress } from "./osc-progress.ts";
-import { activityLine, activitySignature, cardLine, cardSignature, connectionLine, focusedCard, plainCardLine, plainConnectionLine, statusBlock } from "./watch-format.ts";
+import {
+  activityLine,
+  activitySignature,
+  cardLine,
+  cardSignature,
+  connectionLine,
+  focusedCard,
+  plainCardLine,
+  plainConnectionLine,
+  statusBlock,
+} from "./watch-format.ts";
 import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
 
 export type WatchOptions = {
@@ -117,8 +127,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
         if (opts.json) io.stdout.write(JSON.stringify(cardLine(change.entry)) + "\n");
         else if (!tty) io.stdout.write(plainCardLine(change.entry) + "\n");
       }
-    }
-    else if (change.type === "activity" && opts.json) {
+    } else if (change.type === "activity" && opts.json) {
       const id = sessionOnGatewayKey(change.gatewayId, change.activity.sessionKey);
       const sig = activitySignature(change.activity);
       if (sig !== activitySignatures.get(id)) {

@@ -15,11 +15,16 @@ export type ActionTransport = {
   hasMethod(name: string): boolean;
 };
 
-
 /** Where a card's writes go, or UPDATE_REQUIRED when this Gateway cannot address it. */
 function target(store: CardStore, entry: CardEntry): Result<{ sessionKey: string; agentId?: string }> {
   const t = store.readTarget(entry);
-  if (!t) return failure(new DeskError(ERROR_CODES.updateRequired, "This Gateway cannot address this card (progress-card-agent-scope-v1 missing): update OpenClaw."));
+  if (!t)
+    return failure(
+      new DeskError(
+        ERROR_CODES.updateRequired,
+        "This Gateway cannot address this card (progress-card-agent-scope-v1 missing): update OpenClaw.",
+      ),
+    );
   return ok(t);
 }
 

@@ -14,7 +14,15 @@
 // ("same call" for the stall detector) and payload.ts (reading an event's fields and details).
 
 import { truncate } from "../../common/truncate.ts";
-import type { ActivityGlyph, ActivityLine, ActivityMode, CommandText, SessionActivity, SessionInfo, StallFlag } from "../../common/model.ts";
+import type {
+  ActivityGlyph,
+  ActivityLine,
+  ActivityMode,
+  CommandText,
+  SessionActivity,
+  SessionInfo,
+  StallFlag,
+} from "../../common/model.ts";
 import {
   DEFAULT_STALL_OPTIONS,
   evaluateStall,
@@ -33,7 +41,6 @@ import { cleanDetail, detailFromArgs, isObj, str, type Obj } from "./activity/pa
 
 export type { StallOptions } from "./stall-detector.ts";
 export { redactSecrets } from "./activity/redact-secrets.ts";
-
 
 export type ActivityOptions = {
   now: () => number;
@@ -353,7 +360,16 @@ export class ActivityTracker {
     let changed = false;
     if (!call) {
       const source = str(data.meta) ?? (kind.noDetail ? "" : (str(data.title) ?? ""));
-      call = this.addCall(s, { id, tool, kind, detail, command, now, fingerprint: summaryFingerprint(tool, source), fromToolStream: false });
+      call = this.addCall(s, {
+        id,
+        tool,
+        kind,
+        detail,
+        command,
+        now,
+        fingerprint: summaryFingerprint(tool, source),
+        fromToolStream: false,
+      });
       changed = true;
     } else if (call.fromToolStream || (detail !== null && detail !== call.detail)) {
       // The Gateway's own summary replaces a line made from arguments, or a revised one.
@@ -405,7 +421,16 @@ export class ActivityTracker {
 
   private addCall(
     s: Session,
-    c: { id: string; tool: string; kind: ToolKind; detail: string | null; command: boolean; now: number; fingerprint: string; fromToolStream: boolean },
+    c: {
+      id: string;
+      tool: string;
+      kind: ToolKind;
+      detail: string | null;
+      command: boolean;
+      now: number;
+      fingerprint: string;
+      fromToolStream: boolean;
+    },
   ): Call {
     const call: Call = {
       id: c.id,
@@ -431,7 +456,12 @@ export class ActivityTracker {
     if (s.watch) {
       // Writing the card is progress by definition, not a call that can poll.
       if (call.glyph === "card") noteCardChange(s.watch, c.now);
-      else noteCall(s.watch, { fingerprint: call.fingerprint, tool: call.tool, verb: call.verb, label: this.label(call), shell: call.command }, c.now);
+      else
+        noteCall(
+          s.watch,
+          { fingerprint: call.fingerprint, tool: call.tool, verb: call.verb, label: this.label(call), shell: call.command },
+          c.now,
+        );
     }
     return call;
   }

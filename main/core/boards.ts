@@ -6,7 +6,6 @@ import { fallbackLogger, type Logger } from "./logger.ts";
 import { errorFacts } from "./connection-state.ts";
 import type { BoardPin, BoardsState } from "../../common/model.ts";
 
-
 export type BoardTransport = {
   request<T>(method: string, params: unknown): Promise<T>;
   hasMethod(name: string): boolean;
@@ -48,7 +47,12 @@ export class BoardStore {
 
   private readonly log: Logger;
 
-  constructor(opts: { transport: BoardTransport; emit: (state: BoardsState) => void; follow: (sessionKey: string) => void; logger?: Logger }) {
+  constructor(opts: {
+    transport: BoardTransport;
+    emit: (state: BoardsState) => void;
+    follow: (sessionKey: string) => void;
+    logger?: Logger;
+  }) {
     this.log = opts.logger ?? fallbackLogger();
     this.transport = opts.transport;
     this.emit = opts.emit;
@@ -70,11 +74,14 @@ export class BoardStore {
     try {
       let offset = 0;
       for (let page = 0; page < 10 && keys.size < MAX_BOARDS; page += 1) {
-        const list = await this.transport.request<{ sessions?: { key?: unknown }[]; hasMore?: boolean; nextOffset?: number | null }>("sessions.list", {
-          hasBoard: true,
-          limit: 100,
-          offset,
-        });
+        const list = await this.transport.request<{ sessions?: { key?: unknown }[]; hasMore?: boolean; nextOffset?: number | null }>(
+          "sessions.list",
+          {
+            hasBoard: true,
+            limit: 100,
+            offset,
+          },
+        );
         for (const row of list?.sessions ?? []) if (typeof row?.key === "string") keys.add(row.key);
         if (!list?.hasMore || typeof list.nextOffset !== "number") break;
         offset = list.nextOffset;

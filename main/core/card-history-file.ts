@@ -56,7 +56,10 @@ function setAside(path: string, why: string): LoadedHistory {
     return { histories: [], problem: `The card history (${path}) is damaged: ${why}. It was kept as ${aside}; timing starts afresh.` };
   } catch (err) {
     const cause = (err as Error).message;
-    return { histories: [], problem: `The card history (${path}) is damaged: ${why}, and could not be set aside (${cause}); timing starts afresh.` };
+    return {
+      histories: [],
+      problem: `The card history (${path}) is damaged: ${why}, and could not be set aside (${cause}); timing starts afresh.`,
+    };
   }
 }
 
@@ -86,7 +89,15 @@ function parseHistory(raw: unknown): CardHistoryData | null {
   }
   if (!records[0]?.steps) return null;
   const agentId = h.agentId as string | null;
-  return { gatewayId: h.gatewayId, sessionKey: h.sessionKey, agentId, fromStart: h.fromStart, endedAt: h.endedAt, unwatchedSince: h.unwatchedSince, records };
+  return {
+    gatewayId: h.gatewayId,
+    sessionKey: h.sessionKey,
+    agentId,
+    fromStart: h.fromStart,
+    endedAt: h.endedAt,
+    unwatchedSince: h.unwatchedSince,
+    records,
+  };
 }
 
 /** Writes `doc` atomically: a temporary file beside it, then a rename over it. */
@@ -118,11 +129,13 @@ export type PersistedHistory = {
 export function openHistoryFile(path: string, opts: PersistedHistoryOptions = {}): PersistedHistory {
   const warn = opts.warn ?? ((m: string) => process.emitWarning(`Progress Desk: ${m}`));
   const now = opts.now ?? Date.now;
-  const schedule = opts.schedule ?? ((fn: () => void, ms: number) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return () => clearTimeout(t);
-  });
+  const schedule =
+    opts.schedule ??
+    ((fn: () => void, ms: number) => {
+      const t = setTimeout(fn, ms);
+      t.unref?.();
+      return () => clearTimeout(t);
+    });
   const loaded = loadHistoryFile(path);
   if (loaded.problem) warn(loaded.problem);
   let dirty = false;

@@ -658,7 +658,8 @@ export class CardStore {
     if (slot.card) slot.freshness = "stale";
     this.emitSlot(slot);
     // Keep the last card and retry with backoff while connected (P4).
-    const delay = code === "SESSION_MUTATION_AUTHORIZATION_CHANGED" ? 100 : Math.min(30_000, (this.opts.readRetryMs ?? 2000) * 2 ** slot.retryCount);
+    const delay =
+      code === "SESSION_MUTATION_AUTHORIZATION_CHANGED" ? 100 : Math.min(30_000, (this.opts.readRetryMs ?? 2000) * 2 ** slot.retryCount);
     slot.retryCount += 1;
     clearTimer(slot, "retryTimer");
     slot.retryTimer = this.schedule(() => {

@@ -25,7 +25,8 @@ export function errorFacts(err: unknown): ErrorFacts {
     detailCode: typeof details?.code === "string" ? details.code : null,
     details,
     message: err instanceof Error ? err.message : String(err ?? "unknown error"),
-    retryAfterMs: typeof e.retryAfterMs === "number" ? e.retryAfterMs : typeof details?.retryAfterMs === "number" ? details.retryAfterMs : undefined,
+    retryAfterMs:
+      typeof e.retryAfterMs === "number" ? e.retryAfterMs : typeof details?.retryAfterMs === "number" ? details.retryAfterMs : undefined,
   };
 }
 
@@ -47,7 +48,10 @@ export function terminalState(facts: ErrorFacts, ctx: { url: string; deviceId: s
     const requestId = typeof facts.details?.requestId === "string" ? facts.details.requestId : null;
     const reason = typeof facts.details?.reason === "string" ? facts.details.reason : "not-paired";
     const command = requestId ? approveCommand(requestId) : null;
-    const what = reason === "not-paired" ? "This device is not paired with the Gateway yet." : `The Gateway asks to approve a ${reason.replace(/-/g, " ")}.`;
+    const what =
+      reason === "not-paired"
+        ? "This device is not paired with the Gateway yet."
+        : `The Gateway asks to approve a ${reason.replace(/-/g, " ")}.`;
     return {
       state: "pairing_required",
       requestId,
@@ -93,7 +97,8 @@ export function terminalState(facts: ErrorFacts, ctx: { url: string; deviceId: s
       state: "auth_failed",
       code: dc,
       setting: "setup code",
-      advice: "The setup code was not accepted (codes expire and work once). Run `openclaw qr` on the Gateway host and paste the new code in Settings.",
+      advice:
+        "The setup code was not accepted (codes expire and work once). Run `openclaw qr` on the Gateway host and paste the new code in Settings.",
     };
   }
   if (dc === "AUTH_RATE_LIMITED") {
@@ -109,7 +114,8 @@ export function terminalState(facts: ErrorFacts, ctx: { url: string; deviceId: s
       state: "auth_failed",
       code: dc,
       setting: "device token",
-      advice: "The Gateway no longer accepts this device's token (the device was removed or rotated). Enter the Gateway token in Settings to pair again.",
+      advice:
+        "The Gateway no longer accepts this device's token (the device was removed or rotated). Enter the Gateway token in Settings to pair again.",
     };
   }
   return {

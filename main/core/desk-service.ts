@@ -83,7 +83,12 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     desk.setActivityOptions({
       mode: s.activity.mode,
       commandText: s.activity.commandText,
-      stall: { enabled: s.detector.enabled, pollingRepeats: s.detector.pollingRepeats, silentMs: s.detector.silentMinutes * 60_000, idleChildMs: s.detector.silentMinutes * 60_000 },
+      stall: {
+        enabled: s.detector.enabled,
+        pollingRepeats: s.detector.pollingRepeats,
+        silentMs: s.detector.silentMinutes * 60_000,
+        idleChildMs: s.detector.silentMinutes * 60_000,
+      },
     });
   applyActivity(settings.view());
   settings.onChange(applyActivity);

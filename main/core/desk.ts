@@ -135,8 +135,7 @@ export class ProgressDesk {
       // Revision 1 announced live: that card's creation is being watched (its first step's start is known).
       if ((payload as { revision?: unknown }).revision === 1) this.history.history.noteCreated(gatewayId, p.sessionKey, null);
       this.activity.noteCardChange(gatewayId, p.sessionKey);
-    }
-    else if (event === "sessions.changed" && typeof p.sessionKey === "string") {
+    } else if (event === "sessions.changed" && typeof p.sessionKey === "string") {
       const row = store.sessionList().find((r) => r.key === p.sessionKey);
       if (row) this.activity.noteSessionInfo(gatewayId, row);
     } else return;
@@ -219,7 +218,15 @@ export class ProgressDesk {
         if (!store.entry(sessionKey)) store.track(sessionKey);
       },
     });
-    const member: Member = { id, label: config.label ?? new URL(config.url).host, color: config.color ?? null, connection, store, boards, config };
+    const member: Member = {
+      id,
+      label: config.label ?? new URL(config.url).host,
+      color: config.color ?? null,
+      connection,
+      store,
+      boards,
+      config,
+    };
     this.members.set(id, member);
     return member;
   }
@@ -245,7 +252,10 @@ export class ProgressDesk {
       const m = this.addMember({ ...config, id });
       if (this.started) m.connection.start();
     }
-    this.emit({ type: "gateways", gateways: [...this.members.values()].map((m) => ({ id: m.id, label: m.label, url: m.connection.url, color: m.color })) });
+    this.emit({
+      type: "gateways",
+      gateways: [...this.members.values()].map((m) => ({ id: m.id, label: m.label, url: m.connection.url, color: m.color })),
+    });
   }
 
   start(): void {
@@ -316,7 +326,11 @@ export class ProgressDesk {
     return this.member(gatewayId).store.track(sessionKey, agentId);
   }
 
-  async dismiss(gatewayId: string, sessionKey: string, opts: { revision: number; confirmed?: boolean; agentId?: string | null }): Promise<DismissResult> {
+  async dismiss(
+    gatewayId: string,
+    sessionKey: string,
+    opts: { revision: number; confirmed?: boolean; agentId?: string | null },
+  ): Promise<DismissResult> {
     // A stale Gateway id (removed in Settings meanwhile) is an outcome like any other failed write.
     const m = this.members.get(gatewayId);
     if (!m) return { outcome: "error", code: ERROR_CODES.unknownGateway, message: unknownGatewayMessage(gatewayId) };
@@ -325,7 +339,11 @@ export class ProgressDesk {
     return dismissCard(m.store, m.connection, entry, opts);
   }
 
-  async refresh(gatewayId: string, sessionKey: string, opts: { retry?: boolean; agentId?: string | null } = {}): Promise<RefreshState | null> {
+  async refresh(
+    gatewayId: string,
+    sessionKey: string,
+    opts: { retry?: boolean; agentId?: string | null } = {},
+  ): Promise<RefreshState | null> {
     const m = this.member(gatewayId);
     const entry = m.store.entry(sessionKey, opts.agentId ?? null);
     if (!entry?.card) return null;

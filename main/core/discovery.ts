@@ -133,7 +133,10 @@ export function discoverGateway(input: DiscoveryInput = {}): Discovered {
     if (env.OPENCLAW_GATEWAY_TOKEN) result.token = env.OPENCLAW_GATEWAY_TOKEN;
     if (env.OPENCLAW_GATEWAY_PASSWORD) result.password = env.OPENCLAW_GATEWAY_PASSWORD;
     result.sources.auth = env.OPENCLAW_GATEWAY_TOKEN ? "OPENCLAW_GATEWAY_TOKEN" : "OPENCLAW_GATEWAY_PASSWORD";
-  } else if (file && (!["settings", "OPENCLAW_GATEWAY_URL"].includes(urlSource) || sameLocalGateway(url, file.port ?? DEFAULT_GATEWAY_PORT))) {
+  } else if (
+    file &&
+    (!["settings", "OPENCLAW_GATEWAY_URL"].includes(urlSource) || sameLocalGateway(url, file.port ?? DEFAULT_GATEWAY_PORT))
+  ) {
     // The file's credentials belong to the file's Gateway, not to one named elsewhere.
     const usePassword = file.mode === "password";
     if (usePassword && file.password) result.password = file.password;

@@ -132,7 +132,9 @@ export class NotificationPolicy {
     const now = this.opts.now();
     const own = (this.ownUntil.get(key) ?? -Infinity) > now;
     if (!own) this.ownUntil.delete(key);
-    const accepted = kinds.filter((k) => settings.milestones[k] && !known.seen.includes(dedupeKey(k, entry)) && (!own || k === "refreshFailed"));
+    const accepted = kinds.filter(
+      (k) => settings.milestones[k] && !known.seen.includes(dedupeKey(k, entry)) && (!own || k === "refreshFailed"),
+    );
     if (accepted.length === 0) return;
     for (const k of accepted) known.seen.push(dedupeKey(k, entry));
     known.seen.splice(0, Math.max(0, known.seen.length - SEEN_CAP));
@@ -319,7 +321,8 @@ export class NotificationPolicy {
     if (wait === null) return;
     this.quietCancel = this.later(wait, () => {
       this.quietCancel = null;
-      if (this.quietNow()) this.scheduleQuietEnd(); // a clock change or new settings: not over yet
+      if (this.quietNow())
+        this.scheduleQuietEnd(); // a clock change or new settings: not over yet
       else if (this.awaySince === null) this.flushHeld("quiet");
     });
   }
@@ -375,10 +378,13 @@ export class NotificationPolicy {
   private later(ms: number, fn: () => void): () => void {
     const handle = { cancel: () => {} };
     this.timers.add(handle);
-    handle.cancel = this.opts.schedule(() => {
-      this.timers.delete(handle);
-      if (!this.disposed) fn();
-    }, Math.max(0, ms));
+    handle.cancel = this.opts.schedule(
+      () => {
+        this.timers.delete(handle);
+        if (!this.disposed) fn();
+      },
+      Math.max(0, ms),
+    );
     return () => {
       if (this.timers.delete(handle)) handle.cancel();
     };

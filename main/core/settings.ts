@@ -61,7 +61,11 @@ export class SettingsStore {
   }
 
   view(): Settings {
-    return { ...structuredClone(this.doc), gateways: this.doc.gateways.map((g) => this.gatewayView(g)), credentialStorage: this.vault.protection };
+    return {
+      ...structuredClone(this.doc),
+      gateways: this.doc.gateways.map((g) => this.gatewayView(g)),
+      credentialStorage: this.vault.protection,
+    };
   }
 
   onChange(listener: (s: Settings) => void): () => void {
@@ -71,11 +75,14 @@ export class SettingsStore {
 
   update(patch: SettingsPatch): Settings {
     if (typeof patch.popoverShortcut === "string" && patch.popoverShortcut !== "" && !isAccelerator(patch.popoverShortcut)) {
-      throw new Error(`"${patch.popoverShortcut.slice(0, 64)}" is not a shortcut Progress Desk can use: combine a modifier and a key, e.g. CommandOrControl+Shift+P.`);
+      throw new Error(
+        `"${patch.popoverShortcut.slice(0, 64)}" is not a shortcut Progress Desk can use: combine a modifier and a key, e.g. CommandOrControl+Shift+P.`,
+      );
     }
     // The person's explicit choice to keep new secrets unencrypted while the keychain can't be read.
     if (patch.credentialStorage !== undefined) {
-      if (patch.credentialStorage !== "file") throw new Error(`credentialStorage can only be set to "file" (keep new secrets unencrypted).`);
+      if (patch.credentialStorage !== "file")
+        throw new Error(`credentialStorage can only be set to "file" (keep new secrets unencrypted).`);
       this.vault.allowUnprotected();
     }
     const merged = {
@@ -190,9 +197,11 @@ export class SettingsStore {
   private commit(doc: Document): Settings {
     this.doc = doc;
     const snapshot = structuredClone(doc);
-    this.writing = this.writing.then(() => this.backend.write(snapshot)).catch((err: unknown) => {
-      this.log.warn("could not save settings", { error: (err as Error).message });
-    });
+    this.writing = this.writing
+      .then(() => this.backend.write(snapshot))
+      .catch((err: unknown) => {
+        this.log.warn("could not save settings", { error: (err as Error).message });
+      });
     const view = this.view();
     for (const l of this.listeners) l(view);
     return view;

@@ -29,7 +29,6 @@ export const DEFAULT_STALL_OPTIONS: StallOptions = {
   idleChildMs: 10 * 60_000,
 };
 
-
 /** What the detector remembers about one live run. */
 export type RunWatch = {
   startedAt: number;
@@ -113,9 +112,7 @@ export function evaluateStall(w: RunWatch, now: number, opts: StallOptions): Sta
   }
   const call = w.lastCall;
   if (call && call.count >= Math.max(2, opts.pollingRepeats)) {
-    const text = call.shell
-      ? `Polling the same command ${call.count}×`
-      : `Repeating the same ${call.verb} call ${call.count}×`;
+    const text = call.shell ? `Polling the same command ${call.count}×` : `Repeating the same ${call.verb} call ${call.count}×`;
     return { kind: "polling", count: call.count, label: call.label, tool: call.tool, since: call.since, text };
   }
   return null;

@@ -114,7 +114,9 @@ export class TrayTracker {
   model(snapshot: DeskSnapshot, now: number, opts: { showTitle: boolean }): TrayModel {
     return trayModel(snapshot, now, {
       showTitle: opts.showTitle,
-      isDown: (g) => NEEDS_PERSON.has(g.connection.state) || (g.connection.state !== "connected" && now - (this.downSince.get(g.id) ?? now) >= this.debounceMs),
+      isDown: (g) =>
+        NEEDS_PERSON.has(g.connection.state) ||
+        (g.connection.state !== "connected" && now - (this.downSince.get(g.id) ?? now) >= this.debounceMs),
       seenRevision: (e) => this.seen.get(cardKeyOf(e)) ?? null,
       flag: (e) => this.flags.get(cardKeyOf(e)) ?? null,
     });
@@ -192,7 +194,10 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
 
   const rows: TrayCardRow[] = cards.slice(0, MENU_MAX_CARDS).map((c) => ({
     ref: { gatewayId: c.e.gatewayId, sessionKey: c.e.sessionKey, agentId: c.e.agentId },
-    label: truncate(`${many ? `${labelOf.get(c.e.gatewayId) ?? c.e.gatewayId} · ` : ""}${c.e.title} — ${rowDetail(c.e, c.state)}`, MENU_LABEL_BUDGET),
+    label: truncate(
+      `${many ? `${labelOf.get(c.e.gatewayId) ?? c.e.gatewayId} · ` : ""}${c.e.title} — ${rowDetail(c.e, c.state)}`,
+      MENU_LABEL_BUDGET,
+    ),
     state: c.state,
     asks: c.asks || c.ready,
     hasSession: cardSessionLink(gateways, c.e) !== null,
@@ -204,7 +209,12 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
     title,
     tooltip: keychainDown
       ? `Progress Desk — ${KEYCHAIN_UNAVAILABLE}`
-      : tooltipFor(icon, { working: working.length + cardless.length, ready: ready.length, asking: asking.length + needPerson.length + stalled.length, down: down.map((g) => g.label) }),
+      : tooltipFor(icon, {
+          working: working.length + cardless.length,
+          ready: ready.length,
+          asking: asking.length + needPerson.length + stalled.length,
+          down: down.map((g) => g.label),
+        }),
     cards: rows,
     moreCards: Math.max(0, cards.length - MENU_MAX_CARDS),
     connections: gateways.map((g) => ({

@@ -126,7 +126,8 @@ export class CredentialVault {
   allowUnprotected(): void {
     if (this.unreadable === null) return;
     const fallback = this.fallbackUnreadable ? undefined : this.storage.unprotectedFallback?.();
-    if (!fallback) throw new Error("Progress Desk has no separate place for unencrypted credentials here; unlock the keychain and restart.");
+    if (!fallback)
+      throw new Error("Progress Desk has no separate place for unencrypted credentials here; unlock the keychain and restart.");
     this.storage = fallback;
     this.unreadable = null;
     this.persist();
@@ -180,9 +181,11 @@ export class CredentialVault {
     if (this.unreadable !== null) return;
     const blob = JSON.stringify(this.values);
     const storage = this.storage;
-    this.writing = this.writing.then(() => storage.write(blob)).catch((err: unknown) => {
-      this.log.warn("could not save credentials", { error: (err as Error).message });
-    });
+    this.writing = this.writing
+      .then(() => storage.write(blob))
+      .catch((err: unknown) => {
+        this.log.warn("could not save credentials", { error: (err as Error).message });
+      });
   }
 }
 

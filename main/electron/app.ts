@@ -1,6 +1,22 @@
 // The Electron entry point: the one main-process file that imports `electron` (and
 // electron-store, which needs it). It only wires the real modules into the shell.
-import { app, BrowserWindow, clipboard, globalShortcut, ipcMain, Menu, nativeTheme, Notification, powerMonitor, protocol, safeStorage, screen, session, shell, Tray } from "electron";
+import {
+  app,
+  BrowserWindow,
+  clipboard,
+  globalShortcut,
+  ipcMain,
+  Menu,
+  nativeTheme,
+  Notification,
+  powerMonitor,
+  protocol,
+  safeStorage,
+  screen,
+  session,
+  shell,
+  Tray,
+} from "electron";
 import electronLog from "electron-log/main";
 import Store from "electron-store";
 import { join } from "node:path";
@@ -53,7 +69,10 @@ if (!app.requestSingleInstanceLock()) {
     const pagesDir = join(root, "dist", "renderer");
     protocol.handle(APP_SCHEME, async (request) => {
       const r = await appResponse(request.url, pagesDir, request.method);
-      return new Response(r.body.length === 0 ? null : new Uint8Array(typeof r.body === "string" ? Buffer.from(r.body) : r.body), { status: r.status, headers: r.headers });
+      return new Response(r.body.length === 0 ? null : new Uint8Array(typeof r.body === "string" ? Buffer.from(r.body) : r.body), {
+        status: r.status,
+        headers: r.headers,
+      });
     });
     const store = new Store<Record<string, unknown>>({ name: "settings", schema: STORE_SCHEMA, clearInvalidConfig: true });
     running = await startShell({

@@ -9,7 +9,18 @@ import { restoreBounds, type Rect, type Size } from "./window-geometry.ts";
 
 export type PageWindow = Pick<
   BrowserWindow,
-  "show" | "hide" | "focus" | "isVisible" | "isFocused" | "isDestroyed" | "destroy" | "on" | "loadURL" | "getBounds" | "setAlwaysOnTop" | "isAlwaysOnTop"
+  | "show"
+  | "hide"
+  | "focus"
+  | "isVisible"
+  | "isFocused"
+  | "isDestroyed"
+  | "destroy"
+  | "on"
+  | "loadURL"
+  | "getBounds"
+  | "setAlwaysOnTop"
+  | "isAlwaysOnTop"
 >;
 
 export type PageWindowDeps = {
@@ -90,10 +101,13 @@ export class PageWindowController {
       event.preventDefault();
       win.hide();
       this.cancelDestroy?.();
-      this.cancelDestroy = this.deps.schedule(() => {
-        this.cancelDestroy = null;
-        if (this.window() === win && !win.isVisible()) this.destroy();
-      }, this.deps.idleDestroyMs ?? 10 * 60_000);
+      this.cancelDestroy = this.deps.schedule(
+        () => {
+          this.cancelDestroy = null;
+          if (this.window() === win && !win.isVisible()) this.destroy();
+        },
+        this.deps.idleDestroyMs ?? 10 * 60_000,
+      );
     });
     win.on("closed", () => {
       if (this.win === win) this.win = null;

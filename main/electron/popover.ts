@@ -8,7 +8,18 @@ import { popoverPosition, type Rect } from "./window-geometry.ts";
 
 export type PopoverWindow = Pick<
   BrowserWindow,
-  "show" | "hide" | "focus" | "isVisible" | "isFocused" | "isDestroyed" | "destroy" | "setPosition" | "getSize" | "on" | "loadURL" | "setVisibleOnAllWorkspaces"
+  | "show"
+  | "hide"
+  | "focus"
+  | "isVisible"
+  | "isFocused"
+  | "isDestroyed"
+  | "destroy"
+  | "setPosition"
+  | "getSize"
+  | "on"
+  | "loadURL"
+  | "setVisibleOnAllWorkspaces"
 >;
 
 export type Schedule = (fn: () => void, ms: number) => () => void;

@@ -9,7 +9,10 @@ import type { SafeStorage } from "electron";
 import type { SecretStorage } from "../core/vault.ts";
 import { fileStorage, unprotectedPath } from "../core/vault.ts";
 
-export type SafeStorageLike = Pick<SafeStorage, "isAsyncEncryptionAvailable" | "encryptStringAsync" | "decryptStringAsync" | "getSelectedStorageBackend">;
+export type SafeStorageLike = Pick<
+  SafeStorage,
+  "isAsyncEncryptionAvailable" | "encryptStringAsync" | "decryptStringAsync" | "getSelectedStorageBackend"
+>;
 
 type Envelope = { format: "safeStorage"; data: string } | { format: "plain"; data: string };
 
@@ -50,7 +53,12 @@ function plainEnvelopeFile(path: string): SecretStorage {
   };
 }
 
-export async function safeStorageFile(path: string, safe: SafeStorageLike, platform: NodeJS.Platform, warn: (message: string) => void): Promise<SecretStorage> {
+export async function safeStorageFile(
+  path: string,
+  safe: SafeStorageLike,
+  platform: NodeJS.Platform,
+  warn: (message: string) => void,
+): Promise<SecretStorage> {
   const file = fileStorage(path, { fallback: false });
   const protectedHere = await osProtection(safe, platform);
   // Where an encrypted file waits for a keychain that is gone, nothing is written in clear:

@@ -25,7 +25,10 @@ export function buildTestHooks(shell: Shell, quit: () => Promise<void>): TestHoo
   return {
     trayModel: () => shell.tray.current,
     clickTray: () => shell.popover.toggle(),
-    menuLabels: () => [...(shell.tray.current?.cards.map((r) => r.label) ?? []), ...(shell.tray.current?.connections.map((c) => c.label) ?? [])],
+    menuLabels: () => [
+      ...(shell.tray.current?.cards.map((r) => r.label) ?? []),
+      ...(shell.tray.current?.connections.map((c) => c.label) ?? []),
+    ],
     notices: () => [...shell.notifier.shown],
     popoverVisible: () => shell.popover.isVisible(),
     openPage: (page) => shell.openPage(page),

@@ -33,7 +33,10 @@ const DARK_PANEL_DESKTOPS = /\b(gnome|unity|ubuntu|pantheon|x-cinnamon|cinnamon|
 export function trayIconVariant(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, darkTheme: boolean): TrayIconVariant {
   if (platform === "darwin") return "Template";
   if (darkTheme) return "White";
-  if (platform === "linux" && DARK_PANEL_DESKTOPS.test(`${env.XDG_CURRENT_DESKTOP ?? ""}:${env.DESKTOP_SESSION ?? ""}`.replaceAll(":", " "))) {
+  if (
+    platform === "linux" &&
+    DARK_PANEL_DESKTOPS.test(`${env.XDG_CURRENT_DESKTOP ?? ""}:${env.DESKTOP_SESSION ?? ""}`.replaceAll(":", " "))
+  ) {
     return "White";
   }
   return "Template";

@@ -7,7 +7,10 @@ import type { CardRef } from "../../common/contract.ts";
 import type { TrayIconState, TrayModel } from "../core/tray-model.ts";
 import type { Rect } from "./window-geometry.ts";
 
-export type TrayLike = Pick<Tray, "setImage" | "setTitle" | "setToolTip" | "setContextMenu" | "popUpContextMenu" | "on" | "getBounds" | "destroy">;
+export type TrayLike = Pick<
+  Tray,
+  "setImage" | "setTitle" | "setToolTip" | "setContextMenu" | "popUpContextMenu" | "on" | "getBounds" | "destroy"
+>;
 
 export type TrayActions = {
   togglePopover(): void;
@@ -47,7 +50,8 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
   items.push({ type: "separator" });
   for (const c of model.connections) {
     if (c.needsAction) items.push({ label: c.label, click: () => actions.openSettings() });
-    else if (c.state === "offline") items.push({ label: c.label, sublabel: "Click to retry now", click: () => actions.retryGateway(c.gatewayId) });
+    else if (c.state === "offline")
+      items.push({ label: c.label, sublabel: "Click to retry now", click: () => actions.retryGateway(c.gatewayId) });
     else items.push({ label: c.label, enabled: false });
   }
   items.push(
@@ -56,10 +60,7 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
     { label: "Settings…", accelerator: "CommandOrControl+,", click: () => actions.openSettings() },
   );
   if (actions.showLogs) items.push({ label: "Show Logs", click: () => actions.showLogs?.() });
-  items.push(
-    { type: "separator" },
-    { label: "Quit Progress Desk", accelerator: "CommandOrControl+Q", click: () => actions.quit() },
-  );
+  items.push({ type: "separator" }, { label: "Quit Progress Desk", accelerator: "CommandOrControl+Q", click: () => actions.quit() });
   return items;
 }
 

@@ -110,7 +110,9 @@ function rawReply(socket: Socket, status: number, extra: Record<string, string> 
     connection: "close",
     ...extra,
   };
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("");
   // A client that never reads or closes must not hold the socket: end, then drop it soon.
   socket.setTimeout(2_000, () => socket.destroy());
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n${head}\r\n${body}`);
@@ -146,8 +148,7 @@ async function listen(port: number, limits: HostLimits, log: (line: string) => v
       socket.destroy();
       return;
     }
-    const status =
-      err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+    const status = err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
     rawReply(socket, status);
   });
   return { server, wss, port: (server.address() as AddressInfo).port };
@@ -321,7 +322,11 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         send({ id: null, ok: false, error: { code: "BAD_REQUEST", message: "messages are JSON text" } });
         return;
       }
-      const m = (typeof msg === "object" && msg !== null && !Array.isArray(msg) ? msg : {}) as { id?: unknown; method?: unknown; args?: unknown };
+      const m = (typeof msg === "object" && msg !== null && !Array.isArray(msg) ? msg : {}) as {
+        id?: unknown;
+        method?: unknown;
+        args?: unknown;
+      };
       const id = typeof m.id === "number" || typeof m.id === "string" ? m.id : null;
       if (id === null || typeof m.method !== "string") {
         send({ id, ok: false, error: { code: "BAD_REQUEST", message: "a request is {id, method, args}" } });

@@ -19,7 +19,11 @@ export type StepView = {
 };
 
 export type Tone = "neutral" | "ok" | "warn" | "danger";
-export type Badge = { kind: "paused" | "outcome" | "offline" | "stale" | "no_access" | "update_required" | "error"; text: string; tone: Tone };
+export type Badge = {
+  kind: "paused" | "outcome" | "offline" | "stale" | "no_access" | "update_required" | "error";
+  text: string;
+  tone: Tone;
+};
 
 export type RefreshView =
   | { status: "idle"; text: null; busy: false; action: null }
@@ -221,7 +225,11 @@ export function cardView(entry: CardEntry, opts: CardViewOptions = {}): CardView
 }
 
 /** R4: the pinned bar's visible text; the count is added only when the label lacks it. */
-export function progressText(p: { value: number; max: number; label: string | null }): { label: string; count: string | null; ariaLabel: string } {
+export function progressText(p: { value: number; max: number; label: string | null }): {
+  label: string;
+  count: string | null;
+  ariaLabel: string;
+} {
   const max = p.max > 0 && Number.isFinite(p.max) ? p.max : 1;
   const value = Math.min(Math.max(Number.isFinite(p.value) ? p.value : 0, 0), max);
   const count = `${fmt(value)}/${fmt(max)}`;

@@ -101,11 +101,7 @@ export function connectionBanner(label: string, state: ConnectionState, now: num
         kind: "pairing_required",
         tone: "warn",
         title: `Approve this device on ${label}`,
-        detail: segments(
-          command
-            ? "On the Gateway host, run this command within 5 minutes, then reconnect."
-            : state.advice,
-        ),
+        detail: segments(command ? "On the Gateway host, run this command within 5 minutes, then reconnect." : state.advice),
         requestId: state.requestId,
         command,
         actions: ["retry"],

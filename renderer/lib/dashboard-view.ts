@@ -158,7 +158,8 @@ export function widgetFor(
 export function dashboardGroups(input: DashboardInput): { groups: WidgetGroup[]; hiddenFinished: number; total: number } {
   // The person's pins in their order, then the agents' board pins; one widget per session.
   const sources = new Map<string, { byPerson: boolean; byAgent: boolean; title: string | null }>();
-  for (const pin of input.pinned) if (parsePinKey(pin) && !sources.has(pin)) sources.set(pin, { byPerson: true, byAgent: false, title: null });
+  for (const pin of input.pinned)
+    if (parsePinKey(pin) && !sources.has(pin)) sources.set(pin, { byPerson: true, byAgent: false, title: null });
   for (const [gatewayId, state] of Object.entries(input.boards ?? {})) {
     for (const p of state.pins) {
       const key = pinKey({ gatewayId, sessionKey: p.sessionKey });

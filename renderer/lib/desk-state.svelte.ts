@@ -1,6 +1,14 @@
 // The page's copy of the main-process state (P4): one snapshot, then the change stream.
 // Every placement reads it the same way; only the popover uses the expansion memory.
-import type { BoardsState, CardEntry, ConnectionState, DeskChange, DeskSnapshot, SessionActivity, SessionInfo } from "../../common/model.ts";
+import type {
+  BoardsState,
+  CardEntry,
+  ConnectionState,
+  DeskChange,
+  DeskSnapshot,
+  SessionActivity,
+  SessionInfo,
+} from "../../common/model.ts";
 import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../common/contract.ts";
 import { cardKey, pinKey } from "./card-key.ts";
 import { ExpansionMemory } from "./expansion.ts";

@@ -42,9 +42,35 @@ export type { NoteProgress, RenderedNote } from "./markdown-types.ts";
 
 /** Elements a rendered note may contain. */
 const ALLOWED_TAGS = [
-  "p", "br", "hr", "strong", "em", "b", "i", "del", "s", "code", "pre", "blockquote",
-  "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
-  "table", "thead", "tbody", "tr", "th", "td", "a", "progress",
+  "p",
+  "br",
+  "hr",
+  "strong",
+  "em",
+  "b",
+  "i",
+  "del",
+  "s",
+  "code",
+  "pre",
+  "blockquote",
+  "ul",
+  "ol",
+  "li",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "a",
+  "progress",
 ];
 
 /** Attributes per element; anything not listed here is removed. */
@@ -291,7 +317,13 @@ function pinFirstProgress(body: Element): NoteProgress | null {
   const label = element.getAttribute("aria-label")?.trim() || null;
   const parent = element.parentElement;
   element.remove();
-  if (parent !== null && parent !== body && parent.nodeName === "P" && parent.firstElementChild === null && !READABLE.test(parent.textContent ?? "")) {
+  if (
+    parent !== null &&
+    parent !== body &&
+    parent.nodeName === "P" &&
+    parent.firstElementChild === null &&
+    !READABLE.test(parent.textContent ?? "")
+  ) {
     parent.remove();
   }
   return { value: Math.min(Math.max(value, 0), max), max, label };

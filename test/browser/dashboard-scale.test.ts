@@ -26,7 +26,8 @@ function cards(): FakeCard[] {
   for (let i = 0; i < 40; i++) {
     const main = `agent:main:main:m${i}`;
     add({ sessionKey: main, title: `Release ${i}`, kind: "main" });
-    for (let j = 0; j < 2; j++) add({ sessionKey: `agent:main:subagent:m${i}-s${j}`, title: `Check ${i}.${j}`, kind: "subagent", parentKey: main });
+    for (let j = 0; j < 2; j++)
+      add({ sessionKey: `agent:main:subagent:m${i}-s${j}`, title: `Check ${i}.${j}`, kind: "subagent", parentKey: main });
   }
   for (let i = 0; i < 100; i++) add({ sessionKey: `agent:main:cron:c${i}`, title: `Nightly ${i}`, kind: "cron" });
   for (let i = 0; i < 80; i++) add({ sessionKey: `agent:main:dashboard:d${i}`, title: `Board ${i}`, kind: "dashboard" });

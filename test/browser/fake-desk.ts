@@ -56,40 +56,87 @@ export type FakeCard = {
 };
 
 export function connectedState(): ConnectionState {
-  return { state: "connected", since: Date.now(), serverVersion: "2026.9.6", scopes: ["operator.read", "operator.write"], limited: false, advice: "Connected." };
+  return {
+    state: "connected",
+    since: Date.now(),
+    serverVersion: "2026.9.6",
+    scopes: ["operator.read", "operator.write"],
+    limited: false,
+    advice: "Connected.",
+  };
 }
 
 export function sessionRow(c: FakeCard): SessionInfo {
   return {
-    key: c.sessionKey, sessionId: null, agentId: "main", title: c.title, kind: c.kind ?? "dashboard", parentKey: c.parentKey ?? null, updatedAt: c.updatedAt,
-    status: c.running ? "running" : null, hasActiveRun: c.running ?? false, activeRunIds: null,
-    startedAt: c.running ? c.updatedAt - 1000 : null, endedAt: null,
+    key: c.sessionKey,
+    sessionId: null,
+    agentId: "main",
+    title: c.title,
+    kind: c.kind ?? "dashboard",
+    parentKey: c.parentKey ?? null,
+    updatedAt: c.updatedAt,
+    status: c.running ? "running" : null,
+    hasActiveRun: c.running ?? false,
+    activeRunIds: null,
+    startedAt: c.running ? c.updatedAt - 1000 : null,
+    endedAt: null,
   };
 }
 
 /** An entry as the core builds it, derived by the core's own deriveCard. */
 export function fakeEntry(c: FakeCard): CardEntry {
-  const card = { sessionKey: c.sessionKey, revision: c.revision ?? 1, updatedAt: c.updatedAt, markdown: c.markdown ?? null, steps: c.steps };
+  const card = {
+    sessionKey: c.sessionKey,
+    revision: c.revision ?? 1,
+    updatedAt: c.updatedAt,
+    markdown: c.markdown ?? null,
+    steps: c.steps,
+  };
   const row = sessionRow(c);
   return {
-    gatewayId: FAKE_GW, sessionKey: c.sessionKey, agentId: null, title: c.title, card, derived: deriveCard(card, row),
-    freshness: "live", confirmedAt: Date.now(), error: null, hidden: false, updateRequired: false, refresh: null,
+    gatewayId: FAKE_GW,
+    sessionKey: c.sessionKey,
+    agentId: null,
+    title: c.title,
+    card,
+    derived: deriveCard(card, row),
+    freshness: "live",
+    confirmedAt: Date.now(),
+    error: null,
+    hidden: false,
+    updateRequired: false,
+    refresh: null,
   };
 }
 
 export function fakeSnapshot(cards: readonly FakeCard[]): DeskSnapshot {
   return {
-    gateways: [{
-      id: FAKE_GW, label: "Studio", color: null, url: "ws://127.0.0.1:1", connection: connectedState(),
-      sessions: cards.map(sessionRow), cards: cards.map(fakeEntry), boards: { supported: true, pins: [] }, activity: [],
-    }],
+    gateways: [
+      {
+        id: FAKE_GW,
+        label: "Studio",
+        color: null,
+        url: "ws://127.0.0.1:1",
+        connection: connectedState(),
+        sessions: cards.map(sessionRow),
+        cards: cards.map(fakeEntry),
+        boards: { supported: true, pins: [] },
+        activity: [],
+      },
+    ],
   };
 }
 
 export function fakeSettings(extra: Partial<Settings> = {}): Settings {
   const d = defaultSettings();
-  return { ...d, gateways: [{ id: FAKE_GW, label: "Studio", color: "#0a84ff", url: "ws://127.0.0.1:1", hasToken: true, hasPassword: false, hasSetupCode: false }],
-    credentialStorage: "os-keychain", ...extra } as Settings;
+  return {
+    ...d,
+    gateways: [
+      { id: FAKE_GW, label: "Studio", color: "#0a84ff", url: "ws://127.0.0.1:1", hasToken: true, hasPassword: false, hasSetupCode: false },
+    ],
+    credentialStorage: "os-keychain",
+    ...extra,
+  } as Settings;
 }
 
 type FakeWindow = { progressDesk?: unknown; __fakeDesk?: { emit(change: unknown): void; calls: string[] } };
@@ -101,7 +148,12 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
   const settingsListeners = new Set<(s: unknown) => void>();
   let settings = init.settings;
   const calls: string[] = [];
-  w.__fakeDesk = { emit: (change) => { for (const l of changeListeners) l(change); }, calls };
+  w.__fakeDesk = {
+    emit: (change) => {
+      for (const l of changeListeners) l(change);
+    },
+    calls,
+  };
   w.progressDesk = {
     snapshot: async () => init.snapshot,
     getSettings: async () => settings,
@@ -116,15 +168,25 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
     saveGateway: async () => settings,
     removeGateway: async () => settings,
     openExternal: async () => false,
-    openPage: async (page: string) => { calls.push(`openPage ${page}`); },
-    onChange: (l: (c: unknown) => void) => { changeListeners.add(l); return () => changeListeners.delete(l); },
-    onSettings: (l: (s: unknown) => void) => { settingsListeners.add(l); return () => settingsListeners.delete(l); },
+    openPage: async (page: string) => {
+      calls.push(`openPage ${page}`);
+    },
+    onChange: (l: (c: unknown) => void) => {
+      changeListeners.add(l);
+      return () => changeListeners.delete(l);
+    },
+    onSettings: (l: (s: unknown) => void) => {
+      settingsListeners.add(l);
+      return () => settingsListeners.delete(l);
+    },
   };
   // Any other verb the page may grow is an error, not a silent success.
   w.progressDesk = new Proxy(w.progressDesk as object, {
     get(target, prop) {
       if (prop in target || typeof prop === "symbol" || prop === "then") return (target as Record<string | symbol, unknown>)[prop];
-      return async () => { throw new Error(`fake desk: no ${String(prop)}`); };
+      return async () => {
+        throw new Error(`fake desk: no ${String(prop)}`);
+      };
     },
   });
 }

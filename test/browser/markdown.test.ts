@@ -14,7 +14,16 @@ import { bundleModule } from "./bundle.ts";
 import type { Bundle } from "./bundle.ts";
 import { chromiumAvailable, guardNetwork, launchChromium } from "./chromium.ts";
 import type { NetworkLog } from "./chromium.ts";
-import { callIsSafeLink, callRenderNote, callRenderNoteOnValues, installTripwires, pageReady, pageState, readLog, runBatch } from "./page-harness.ts";
+import {
+  callIsSafeLink,
+  callRenderNote,
+  callRenderNoteOnValues,
+  installTripwires,
+  pageReady,
+  pageState,
+  readLog,
+  runBatch,
+} from "./page-harness.ts";
 import type { HarnessLog } from "./page-harness.ts";
 import { startStaticServer } from "./server.ts";
 import type { StaticServer } from "./server.ts";
@@ -28,9 +37,33 @@ const BATCH = 50;
 
 /** What the spec allows (R3), written out independently of the implementation. */
 const ALLOWED: Record<string, string[]> = {
-  p: [], br: [], hr: [], strong: [], em: [], b: [], i: [], del: [], s: [], code: [], pre: [], blockquote: [],
-  ul: [], ol: ["start"], li: [], h1: [], h2: [], h3: [], h4: [], h5: [], h6: [],
-  table: [], thead: [], tbody: [], tr: [], th: ["align"], td: ["align"],
+  p: [],
+  br: [],
+  hr: [],
+  strong: [],
+  em: [],
+  b: [],
+  i: [],
+  del: [],
+  s: [],
+  code: [],
+  pre: [],
+  blockquote: [],
+  ul: [],
+  ol: ["start"],
+  li: [],
+  h1: [],
+  h2: [],
+  h3: [],
+  h4: [],
+  h5: [],
+  h6: [],
+  table: [],
+  thead: [],
+  tbody: [],
+  tr: [],
+  th: ["align"],
+  td: ["align"],
   a: ["href", "rel", "data-external", "title", "aria-label"],
   progress: ["value", "max", "aria-label"],
 };
@@ -110,9 +143,15 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     for (let i = 0; i < payloads.length; i += BATCH) {
       const items = payloads.slice(i, i + BATCH).map(({ id, markdown }) => ({ id, markdown }));
       const before = await session.page.evaluate(readLog);
-      const { results, liveViolations } = await session.page.evaluate(runBatch, { items, raw: false, allowed: ALLOWED, strictCsp: session.strictCsp });
+      const { results, liveViolations } = await session.page.evaluate(runBatch, {
+        items,
+        raw: false,
+        allowed: ALLOWED,
+        strictCsp: session.strictCsp,
+      });
       const afterLog = await session.page.evaluate(readLog);
-      for (const r of results) if (r.problems.length > 0) failures.push(`${r.id}: ${r.problems.join("; ")}\n    html: ${r.html.slice(0, 300)}`);
+      for (const r of results)
+        if (r.problems.length > 0) failures.push(`${r.id}: ${r.problems.join("; ")}\n    html: ${r.html.slice(0, 300)}`);
       const delta = logDelta(before, afterLog);
       if (liveViolations.length > 0) delta.push(`CSP violations while live: ${liveViolations.join(" | ")}`);
       if (delta.length > 0) failures.push(`batch ${items[0]?.id}…${items.at(-1)?.id}: ${delta.join("; ")}`);
@@ -145,7 +184,8 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     assert.deepEqual(session.dialogs, [], "native dialogs");
     assert.deepEqual(session.pageErrors, [], "uncaught page errors");
     assert.deepEqual(session.navigations, [], "navigations or popups");
-    for (const path of session.network.served) assert.ok(["/", "/no-csp.html", "/boot.js", "/markdown.js"].includes(path), `served ${path}`);
+    for (const path of session.network.served)
+      assert.ok(["/", "/no-csp.html", "/boot.js", "/markdown.js"].includes(path), `served ${path}`);
   }
 
   // -------------------------------------------------------------------------------------
@@ -184,14 +224,26 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
         for (const r of results) assert.ok(r.problems.length > 0, `${path} ${r.id}: the inspection finds it`);
         const log = await session.page.evaluate(readLog);
         if (path === "/") {
-          assert.ok(liveViolations.some((v) => v.startsWith("script-src")), `CSP reports the blocked handler: ${liveViolations.join(" | ")}`);
-          assert.ok(liveViolations.some((v) => v.startsWith("img-src") && v.includes("evil.example")), "CSP reports the remote image");
+          assert.ok(
+            liveViolations.some((v) => v.startsWith("script-src")),
+            `CSP reports the blocked handler: ${liveViolations.join(" | ")}`,
+          );
+          assert.ok(
+            liveViolations.some((v) => v.startsWith("img-src") && v.includes("evil.example")),
+            "CSP reports the remote image",
+          );
           assert.deepEqual(log.xss, [], "CSP stops the handler");
         } else {
           assert.ok(log.xss.includes("canary"), `the tripwire fires without CSP: ${JSON.stringify(log)}`);
-          assert.ok(session.network.blocked.some((u) => u.startsWith("https://evil.example/")), "a remote request is caught");
+          assert.ok(
+            session.network.blocked.some((u) => u.startsWith("https://evil.example/")),
+            "a remote request is caught",
+          );
         }
-        assert.ok(session.network.blocked.some((u) => u.endsWith("/canary.png")), "a same-origin request outside the page's files is caught");
+        assert.ok(
+          session.network.blocked.some((u) => u.endsWith("/canary.png")),
+          "a same-origin request outside the page's files is caught",
+        );
         assert.ok(log.clicks.includes("javascript:__xss('link')"), "link clicks are intercepted and recorded");
         assert.deepEqual(session.navigations, [], "clicks never navigate");
         sessions.splice(sessions.indexOf(session), 1);
@@ -205,7 +257,10 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
   describe("ordinary rendering", () => {
     test("headings, emphasis, inline code, strikethrough", async () => {
       const r = await render("# Title\n\n## Sub\n\n**bold** *em* `a<b>` ~~gone~~");
-      assert.equal(r.html, "<h1>Title</h1>\n<h2>Sub</h2>\n<p><strong>bold</strong> <em>em</em> <code>a&lt;b&gt;</code> <del>gone</del></p>");
+      assert.equal(
+        r.html,
+        "<h1>Title</h1>\n<h2>Sub</h2>\n<p><strong>bold</strong> <em>em</em> <code>a&lt;b&gt;</code> <del>gone</del></p>",
+      );
       assert.equal(r.empty, false);
       assert.equal(r.progress, null);
     });
@@ -230,7 +285,9 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     });
 
     test("http, https and mailto links are kept, normalised, rel=noopener noreferrer, no target", async () => {
-      const r2 = await render("[docs](HTTPS://Docs.Example/path?q=1#h) <http://x.example> <me@mail.example> www.w.example [m](mailto:a@b.example)");
+      const r2 = await render(
+        "[docs](HTTPS://Docs.Example/path?q=1#h) <http://x.example> <me@mail.example> www.w.example [m](mailto:a@b.example)",
+      );
       assert.equal(
         r2.html,
         `<p>${link("https://docs.example/path?q=1#h", "docs", "docs.example")} ` +
@@ -282,7 +339,17 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     });
 
     test("other links drop to their text", async () => {
-      for (const href of ["javascript:alert(1)", "ftp://f.example/x", "file:///etc/passwd", "data:text/plain,hi", "/relative", "#top", "vbscript:x", "chrome://settings", "tel:123"]) {
+      for (const href of [
+        "javascript:alert(1)",
+        "ftp://f.example/x",
+        "file:///etc/passwd",
+        "data:text/plain,hi",
+        "/relative",
+        "#top",
+        "vbscript:x",
+        "chrome://settings",
+        "tel:123",
+      ]) {
         const r = await render(`before [the text](${href}) after`);
         assert.equal(r.html, "<p>before the text after</p>", href);
       }
@@ -292,13 +359,32 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
 
     test("isSafeLink: http, https, mailto only, absolute only", async () => {
       const cases: Array<[string, boolean]> = [
-        ["https://a.example/", true], ["http://a.example", true], ["mailto:a@b.example", true], ["HTTPS://A.EXAMPLE", true],
-        ["javascript:alert(1)", false], [" javascript:alert(1)", false], ["java\tscript:alert(1)", false],
-        ["data:text/html,x", false], ["vbscript:x", false], ["ftp://a.example", false], ["file:///x", false],
-        ["/relative", false], ["//a.example/x", false], ["#x", false], ["", false], ["https://", false], ["about:blank", false],
+        ["https://a.example/", true],
+        ["http://a.example", true],
+        ["mailto:a@b.example", true],
+        ["HTTPS://A.EXAMPLE", true],
+        ["javascript:alert(1)", false],
+        [" javascript:alert(1)", false],
+        ["java\tscript:alert(1)", false],
+        ["data:text/html,x", false],
+        ["vbscript:x", false],
+        ["ftp://a.example", false],
+        ["file:///x", false],
+        ["/relative", false],
+        ["//a.example/x", false],
+        ["#x", false],
+        ["", false],
+        ["https://", false],
+        ["about:blank", false],
       ];
-      const got = await strict.page.evaluate(callIsSafeLink, cases.map(([h]) => h));
-      assert.deepEqual(got, cases.map(([, ok]) => ok));
+      const got = await strict.page.evaluate(
+        callIsSafeLink,
+        cases.map(([h]) => h),
+      );
+      assert.deepEqual(
+        got,
+        cases.map(([, ok]) => ok),
+      );
     });
 
     test("images are never loaded: they become their alt text", async () => {
@@ -309,7 +395,7 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     });
 
     test("raw HTML is removed except <progress>; its text stays (R3)", async () => {
-      const block = await render("<div align=center>\n<b>bold</b> and <span style=\"color:red\">red</span>\n</div>");
+      const block = await render('<div align=center>\n<b>bold</b> and <span style="color:red">red</span>\n</div>');
       assert.equal(block.html, "bold and red");
       const inline = await render("a <b>b</b> <kbd>c</kbd> <!-- hidden --> d");
       assert.equal(inline.html, "<p>a b c  d</p>");
@@ -369,7 +455,7 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
 
     test("C6: invisible and bidi characters are stripped, also when written as references", async () => {
       const r = await render(
-        "a\u200Bb\u202Ec\uFEFFd\u{E0041}e &#x202E;f&#8203;g &ZeroWidthSpace;h [l\u2062ink](https://ok.example/\u200B) <progress value=1 max=2 aria-label=\"x\u200Fy\"></progress>",
+        'a\u200Bb\u202Ec\uFEFFd\u{E0041}e &#x202E;f&#8203;g &ZeroWidthSpace;h [l\u2062ink](https://ok.example/\u200B) <progress value=1 max=2 aria-label="x\u200Fy"></progress>',
       );
       assert.equal(r.html, `<p>abcde fg h ${link("https://ok.example/", "link", "ok.example")} </p>`);
       assert.deepEqual(r.progress, { value: 1, max: 2, label: "xy" });
@@ -377,23 +463,46 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
     });
 
     test("R5: notes without readable text are empty", async () => {
-      for (const md of [null, "", "   \n\t", "\u200B\u200B\u202E", "<div></div>", "![](x.png)", "<!-- comment -->", "---", "<br>", "| |\n|-|\n| |", "&ZeroWidthSpace;", "```\n\n```"]) {
+      for (const md of [
+        null,
+        "",
+        "   \n\t",
+        "\u200B\u200B\u202E",
+        "<div></div>",
+        "![](x.png)",
+        "<!-- comment -->",
+        "---",
+        "<br>",
+        "| |\n|-|\n| |",
+        "&ZeroWidthSpace;",
+        "```\n\n```",
+      ]) {
         const r = await render(md);
         assert.equal(r.empty, true, JSON.stringify(md));
         assert.equal(r.progress, null, JSON.stringify(md));
         assert.equal(r.html, "", JSON.stringify(md));
       }
       const odd = await strict.page.evaluate(callRenderNoteOnValues, [42, true, {}, ["a"]]);
-      for (const r of odd) assert.deepEqual(r, { html: "", progress: null, empty: true, line: null }, "non-strings from the wire are empty, not a crash");
+      for (const r of odd)
+        assert.deepEqual(r, { html: "", progress: null, empty: true, line: null }, "non-strings from the wire are empty, not a crash");
     });
 
     test("R5: a note-only card shows its note", async () => {
       const r = await render("Waiting on **review** from the team.");
-      assert.deepEqual(r, { html: "<p>Waiting on <strong>review</strong> from the team.</p>", progress: null, empty: false, line: "Waiting on review from the team." });
+      assert.deepEqual(r, {
+        html: "<p>Waiting on <strong>review</strong> from the team.</p>",
+        progress: null,
+        empty: false,
+        line: "Waiting on review from the team.",
+      });
     });
 
     test("the first line for a collapsed note-only card: the first line with text, plain, at most 200 characters", async () => {
-      assert.equal((await render("<progress value=1 max=2></progress>\n\n## Plan\n\n- one\n- two")).line, "Plan", "the pinned bar is not a line");
+      assert.equal(
+        (await render("<progress value=1 max=2></progress>\n\n## Plan\n\n- one\n- two")).line,
+        "Plan",
+        "the pinned bar is not a line",
+      );
       assert.equal((await render("---\n\n>  quoted   *text*\n> more")).line, "quoted text");
       assert.equal((await render("| a | b |\n|---|---|\n| 1 | 2 |")).line, "a · b");
       assert.equal((await render("<progress value=1 max=2></progress>")).line, null, "a bar alone has no line");
@@ -455,7 +564,9 @@ function buildNote(bytes: number): string {
     `## Batch ${i}\n\nReviewed **${i * 3}** pull requests, see [the board](https://board.example/r/${i}) and <mailto:team@example.com>.\n\n` +
     `| PR | Owner | State |\n|:--|:-:|--:|\n| #${100 + i} | ana | *merged* |\n| #${200 + i} | bo | \`blocked\` |\n\n` +
     `- [x] lint\n- [ ] flaky test ${i}\n  - retry with \`--runInBand\`\n\n> Note: ~~old plan~~ new plan.\n\n` +
-    "```ts\nconst batch = " + i + ";\nif (batch > 2) console.log(`batch ${batch}`);\n```\n\n";
+    "```ts\nconst batch = " +
+    i +
+    ";\nif (batch > 2) console.log(`batch ${batch}`);\n```\n\n";
   let note = head;
   for (let i = 1; Buffer.byteLength(note + section(i)) < bytes - 200; i++) note += section(i);
   const tail = " END-OF-NOTE";

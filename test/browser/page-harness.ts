@@ -242,8 +242,26 @@ export async function runBatch(input: BatchInput): Promise<BatchOutput> {
   const DANGEROUS_URL = /^(?:javascript|vbscript|data):/i;
   // eslint-disable-next-line no-control-regex -- control characters are dropped before the scheme check, as browsers do
   const compact = (value: string) => value.replace(/[\u0000-\u0020\u007f-\u009f\s]+/g, "");
-  const events = ["focus", "focusin", "blur", "load", "error", "toggle", "click", "dblclick", "mouseover", "mouseenter",
-    "pointerover", "pointerenter", "animationstart", "transitionend", "input", "change", "copy", "beforetoggle"];
+  const events = [
+    "focus",
+    "focusin",
+    "blur",
+    "load",
+    "error",
+    "toggle",
+    "click",
+    "dblclick",
+    "mouseover",
+    "mouseenter",
+    "pointerover",
+    "pointerenter",
+    "animationstart",
+    "transitionend",
+    "input",
+    "change",
+    "copy",
+    "beforetoggle",
+  ];
 
   // 1. Render everything.
   const entries = input.items.map(({ id, markdown }) => {
@@ -259,8 +277,13 @@ export async function runBatch(input: BatchInput): Promise<BatchOutput> {
         if (typeof note.html !== "string" || typeof note.empty !== "boolean") problems.push("malformed result");
         const p = note.progress;
         if (p !== null) {
-          const ok = Number.isFinite(p.value) && Number.isFinite(p.max) && p.max > 0 && p.value >= 0 && p.value <= p.max
-            && (p.label === null || typeof p.label === "string");
+          const ok =
+            Number.isFinite(p.value) &&
+            Number.isFinite(p.max) &&
+            p.max > 0 &&
+            p.value >= 0 &&
+            p.value <= p.max &&
+            (p.label === null || typeof p.label === "string");
           if (!ok) problems.push(`bad progress ${JSON.stringify(p)}`);
         }
       }
@@ -284,7 +307,12 @@ export async function runBatch(input: BatchInput): Promise<BatchOutput> {
   for (const { container } of entries) {
     for (const element of Array.from(container.querySelectorAll("*"))) {
       for (const type of events) {
-        const Ctor = type.includes("click") || type.startsWith("mouse") ? w.MouseEvent : type.startsWith("focus") || type === "blur" ? w.FocusEvent : w.Event;
+        const Ctor =
+          type.includes("click") || type.startsWith("mouse")
+            ? w.MouseEvent
+            : type.startsWith("focus") || type === "blur"
+              ? w.FocusEvent
+              : w.Event;
         element.dispatchEvent(new Ctor(type, { bubbles: true, cancelable: true }));
       }
     }
@@ -370,4 +398,3 @@ export function callIsSafeLink(hrefs: readonly string[]): boolean[] {
   if (!md) throw new Error("markdown module not loaded");
   return hrefs.map((href) => md.isSafeLink(href));
 }
-

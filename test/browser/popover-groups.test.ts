@@ -8,7 +8,17 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { DeskChange, Step } from "../../common/model.ts";
 import { GROUP_PAGE } from "../../renderer/lib/card-groups.ts";
 import { chromiumAvailable, launchChromium } from "./chromium.ts";
-import { emitChange, FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, servePages, sessionRow, type FakeCard } from "./fake-desk.ts";
+import {
+  emitChange,
+  FAKE_GW,
+  fakeEntry,
+  fakeSettings,
+  fakeSnapshot,
+  installFake,
+  servePages,
+  sessionRow,
+  type FakeCard,
+} from "./fake-desk.ts";
 import type { StaticServer } from "./server.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
@@ -65,7 +75,8 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     contexts.push(context);
     await installFake(context, fakeSnapshot(data.all), fakeSettings({ collapseByDefault: opts.collapsed ?? false }));
     // A page without IntersectionObserver: only the "Show more" button pages a group.
-    if (opts.noObserver) await context.addInitScript(() => void delete (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver);
+    if (opts.noObserver)
+      await context.addInitScript(() => void delete (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
@@ -87,8 +98,12 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     assert.equal(await page.locator("[data-group] [data-card-key]").count(), 0);
     // Active first, most recent first: the order on top is the list's own.
     const topKeys = await page.evaluate(() =>
-      [...document.querySelectorAll("[data-card-key]")].map((e: any) => e.getAttribute("data-card-key").split(" ")[1]));
-    assert.deepEqual(topKeys, [...data.active, ...data.recentPaused].map((c) => c.sessionKey));
+      [...document.querySelectorAll("[data-card-key]")].map((e: any) => e.getAttribute("data-card-key").split(" ")[1]),
+    );
+    assert.deepEqual(
+      topKeys,
+      [...data.active, ...data.recentPaused].map((c) => c.sessionKey),
+    );
     // Off-screen cards skip rendering work (content-visibility), yet stay in the DOM.
     assert.equal(await slot(page, data.active[99]!.sessionKey).evaluate((e: any) => getComputedStyle(e).contentVisibility), "auto");
     assert.deepEqual(errors, []);
@@ -142,7 +157,11 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     const { page } = await open(onlyIdle, "", { height: 6000, collapsed: true });
     await groupToggle(page, "idle").click();
     // No scrolling: the button stays near after each page, and each page is followed by the next.
-    await page.waitForFunction((n: number) => document.querySelectorAll('[data-group="idle"] [data-card-key]').length >= n, 3 * GROUP_PAGE, WAIT);
+    await page.waitForFunction(
+      (n: number) => document.querySelectorAll('[data-group="idle"] [data-card-key]').length >= n,
+      3 * GROUP_PAGE,
+      WAIT,
+    );
   });
 
   test("keyboard: arrows reach the group headers, Enter and Space open and close them", async () => {
@@ -177,12 +196,23 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     // A newer revision of a folded card, still finished days ago; then a fresh card on top.
     const old = data.finished[3]!;
     await emitChange(page, { type: "card", gatewayId: FAKE_GW, entry: fakeEntry({ ...old, revision: 2 }) });
-    const fresh: FakeCard = { sessionKey: "agent:main:dashboard:fresh", title: "fresh", updatedAt: Date.now(), steps: steps("in_progress"), running: true };
+    const fresh: FakeCard = {
+      sessionKey: "agent:main:dashboard:fresh",
+      title: "fresh",
+      updatedAt: Date.now(),
+      steps: steps("in_progress"),
+      running: true,
+    };
     await emitChange(page, { type: "card", gatewayId: FAKE_GW, entry: fakeEntry(fresh) });
     await slot(page, fresh.sessionKey).waitFor(WAIT);
     assert.equal(await groupToggle(page, "finished").getAttribute("aria-expanded"), "true");
     // Another card finishes days ago (a re-read of an old session): the group grows and stays open.
-    const grown: FakeCard = { sessionKey: "agent:main:dashboard:late", title: "late", updatedAt: Date.now() - 4 * DAY, steps: steps("completed") };
+    const grown: FakeCard = {
+      sessionKey: "agent:main:dashboard:late",
+      title: "late",
+      updatedAt: Date.now() - 4 * DAY,
+      steps: steps("completed"),
+    };
     await emitChange(page, { type: "card", gatewayId: FAKE_GW, entry: fakeEntry(grown) });
     await page.locator('[data-group="finished"] [data-group-count="31"]').waitFor(WAIT);
     assert.equal(await groupToggle(page, "finished").getAttribute("aria-expanded"), "true");
@@ -194,15 +224,28 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
   test("a folded card whose session resumes moves to the top, and the group's count drops", async () => {
     const data = cards();
     const { page } = await open(data);
-    const resumed: FakeCard = { ...data.idle[7]!, updatedAt: Date.now(), steps: steps("completed", "completed", "in_progress"), running: true, revision: 2 };
+    const resumed: FakeCard = {
+      ...data.idle[7]!,
+      updatedAt: Date.now(),
+      steps: steps("completed", "completed", "in_progress"),
+      running: true,
+      revision: 2,
+    };
     const changes: DeskChange[] = [
-      { type: "sessions", gatewayId: FAKE_GW, sessions: data.all.map((c) => (c.sessionKey === resumed.sessionKey ? sessionRow(resumed) : sessionRow(c))) },
+      {
+        type: "sessions",
+        gatewayId: FAKE_GW,
+        sessions: data.all.map((c) => (c.sessionKey === resumed.sessionKey ? sessionRow(resumed) : sessionRow(c))),
+      },
       { type: "card", gatewayId: FAKE_GW, entry: fakeEntry(resumed) },
     ];
     for (const c of changes) await emitChange(page, c);
     await page.locator('[data-group="idle"] [data-group-count="149"]').waitFor(WAIT);
     const topKeys = await page.evaluate(() =>
-      [...document.querySelectorAll("[data-card-key]:not([data-group] [data-card-key])")].map((e: any) => e.getAttribute("data-card-key").split(" ")[1]));
+      [...document.querySelectorAll("[data-card-key]:not([data-group] [data-card-key])")].map(
+        (e: any) => e.getAttribute("data-card-key").split(" ")[1],
+      ),
+    );
     assert.equal(topKeys[0], resumed.sessionKey, "the most recently updated card leads the list");
     assert.deepEqual(await page.evaluate(countCards), { top: 121, grouped: 179, total: 300 });
   });

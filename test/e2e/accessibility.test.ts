@@ -199,7 +199,10 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
           }
           return { ok: true, payload: { card: fakeCard(LAB_DENIED, 1, { markdown: "Reviewing" }) } };
         }
-        const steps = [{ step: "Compile", status: "completed" }, { step: "Package", status: "in_progress" }];
+        const steps = [
+          { step: "Compile", status: "completed" },
+          { step: "Package", status: "in_progress" },
+        ];
         return { ok: true, payload: { card: fakeCard(LAB_OPEN, 3, { markdown: "Building **nightly**", steps }) } };
       },
     });
@@ -236,7 +239,10 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
     const banners = async (page: Page) => {
       await page.getByText("Limited access to Lab").first().waitFor(WAIT);
       await page.getByText("Approve this device on Remote").first().waitFor(WAIT);
-      await page.getByText(/Old key refused the sign-in/).first().waitFor(WAIT);
+      await page
+        .getByText(/Old key refused the sign-in/)
+        .first()
+        .waitFor(WAIT);
     };
     const found: string[] = [];
     for (const scheme of SCHEMES) {
@@ -267,7 +273,10 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
   test("the Gateway stops: offline cards and the offline banner", async () => {
     await gw.stop("SIGTERM");
     const offline = async (page: Page) => {
-      for (const k of Object.values(keys)) await card(page, k).getByText(/Offline — last confirmed \d/).waitFor(WAIT);
+      for (const k of Object.values(keys))
+        await card(page, k)
+          .getByText(/Offline — last confirmed \d/)
+          .waitFor(WAIT);
       await page.getByText("Studio is offline").first().waitFor(WAIT);
     };
     const found: string[] = [];
@@ -290,87 +299,126 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
 // Issue 11: the popover's folded groups and the dashboard's sections at scale. On a FAKE desk
 // (test/browser/fake-desk.ts): cards finished or paused days ago cannot be written through the
 // real Gateway, which stamps the time itself.
-describe("accessibility at scale: popover groups and dashboard sections (FAKE desk)", { skip: chromium.ok ? false : chromium.reason }, () => {
-  const DAY = 24 * 60 * 60_000;
-  let server: StaticServer;
-  let fakeBrowser: Browser;
+describe(
+  "accessibility at scale: popover groups and dashboard sections (FAKE desk)",
+  { skip: chromium.ok ? false : chromium.reason },
+  () => {
+    const DAY = 24 * 60 * 60_000;
+    let server: StaticServer;
+    let fakeBrowser: Browser;
 
-  function scaleCards(): FakeCard[] {
-    const now = Date.now();
-    const out: FakeCard[] = [];
-    const step = (status: "completed" | "in_progress" | "pending", i: number) => ({ step: `Step ${i + 1}`, status });
-    for (let i = 0; i < 10; i++) {
-      const main = `agent:main:main:m${i}`;
-      out.push({ sessionKey: main, title: `Release ${i}`, kind: "main", updatedAt: now - i * 1000, running: true, steps: [step("completed", 0), step("in_progress", 1)] });
-      out.push({ sessionKey: `agent:main:subagent:m${i}-s`, title: `Check ${i}`, kind: "subagent", parentKey: main, updatedAt: now - i * 1000, running: true, steps: [step("in_progress", 0)] });
+    function scaleCards(): FakeCard[] {
+      const now = Date.now();
+      const out: FakeCard[] = [];
+      const step = (status: "completed" | "in_progress" | "pending", i: number) => ({ step: `Step ${i + 1}`, status });
+      for (let i = 0; i < 10; i++) {
+        const main = `agent:main:main:m${i}`;
+        out.push({
+          sessionKey: main,
+          title: `Release ${i}`,
+          kind: "main",
+          updatedAt: now - i * 1000,
+          running: true,
+          steps: [step("completed", 0), step("in_progress", 1)],
+        });
+        out.push({
+          sessionKey: `agent:main:subagent:m${i}-s`,
+          title: `Check ${i}`,
+          kind: "subagent",
+          parentKey: main,
+          updatedAt: now - i * 1000,
+          running: true,
+          steps: [step("in_progress", 0)],
+        });
+      }
+      for (let i = 0; i < 12; i++)
+        out.push({
+          sessionKey: `agent:main:cron:f${i}`,
+          title: `Finished ${i}`,
+          kind: "cron",
+          updatedAt: now - 3 * DAY - i,
+          steps: [step("completed", 0)],
+        });
+      for (let i = 0; i < 30; i++) {
+        out.push({
+          sessionKey: `agent:main:dashboard:p${i}`,
+          title: `Paused ${i}`,
+          updatedAt: now - 2 * DAY - i,
+          steps: [step("completed", 0), step("in_progress", 1), step("pending", 2)],
+        });
+      }
+      return out;
     }
-    for (let i = 0; i < 12; i++) out.push({ sessionKey: `agent:main:cron:f${i}`, title: `Finished ${i}`, kind: "cron", updatedAt: now - 3 * DAY - i, steps: [step("completed", 0)] });
-    for (let i = 0; i < 30; i++) {
-      out.push({ sessionKey: `agent:main:dashboard:p${i}`, title: `Paused ${i}`, updatedAt: now - 2 * DAY - i, steps: [step("completed", 0), step("in_progress", 1), step("pending", 2)] });
+
+    before(async () => {
+      [server, fakeBrowser] = await Promise.all([servePages(), launchChromium()]);
+    });
+
+    after(async () => {
+      await fakeBrowser?.close();
+      await server?.close();
+    });
+
+    async function auditFake(
+      name: "popover" | "dashboard",
+      scheme: Scheme,
+      states: (page: Page, check: Check) => Promise<void>,
+    ): Promise<string[]> {
+      const all = scaleCards();
+      const context = await fakeBrowser.newContext({
+        viewport: { width: name === "popover" ? 400 : 960, height: 900 },
+        colorScheme: scheme,
+        reducedMotion: "reduce",
+      });
+      await installFake(context, fakeSnapshot(all), fakeSettings({ pinned: all.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) }));
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      const found: string[] = [];
+      const check = async (label: string) => {
+        const violations = await axeViolations(page);
+        if (violations.length > 0) found.push(formatViolations(`${name} · ${scheme} · ${label}`, violations));
+      };
+      try {
+        await page.goto(`${server.origin}/${name}.html`);
+        await states(page, check);
+        if (errors.length > 0) found.push(`${name} · ${scheme}: page errors: ${errors.join("; ")}`);
+      } finally {
+        await context.close();
+      }
+      return found;
     }
-    return out;
-  }
 
-  before(async () => {
-    [server, fakeBrowser] = await Promise.all([servePages(), launchChromium()]);
-  });
-
-  after(async () => {
-    await fakeBrowser?.close();
-    await server?.close();
-  });
-
-  async function auditFake(name: "popover" | "dashboard", scheme: Scheme, states: (page: Page, check: Check) => Promise<void>): Promise<string[]> {
-    const all = scaleCards();
-    const context = await fakeBrowser.newContext({ viewport: { width: name === "popover" ? 400 : 960, height: 900 }, colorScheme: scheme, reducedMotion: "reduce" });
-    await installFake(context, fakeSnapshot(all), fakeSettings({ pinned: all.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) }));
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    const found: string[] = [];
-    const check = async (label: string) => {
-      const violations = await axeViolations(page);
-      if (violations.length > 0) found.push(formatViolations(`${name} · ${scheme} · ${label}`, violations));
-    };
-    try {
-      await page.goto(`${server.origin}/${name}.html`);
-      await states(page, check);
-      if (errors.length > 0) found.push(`${name} · ${scheme}: page errors: ${errors.join("; ")}`);
-    } finally {
-      await context.close();
-    }
-    return found;
-  }
-
-  test("popover groups closed and open; dashboard sections, sub-agent headers and a filter", async () => {
-    const found: string[] = [];
-    for (const scheme of SCHEMES) {
-      found.push(
-        ...(await auditFake("popover", scheme, async (page, check) => {
-          const toggle = (id: string) => page.locator(`[data-group="${id}"] button.group-toggle`);
-          await toggle("idle").waitFor(WAIT);
-          await check("groups closed");
-          await toggle("finished").click();
-          await page.locator('[data-group="finished"] article.card').first().waitFor(WAIT);
-          await toggle("idle").focus();
-          await check("finished group open, idle header focused");
-          await toggle("idle").click();
-          await page.locator('[data-group="idle"] article.card').first().waitFor(WAIT);
-          await check("both groups open");
-        })),
-        ...(await auditFake("dashboard", scheme, async (page, check) => {
-          await showFinished(page);
-          await page.locator('section.kind-section[data-kind="cron"] h2').waitFor(WAIT);
-          await check("sections with sub-agents");
-          await page.getByRole("searchbox", { name: "Filter" }).fill("check 3");
-          await page.locator('section.kind-section[data-kind="main"] h2', { hasText: "of" }).waitFor(WAIT);
-          await check("filtered");
-          await page.getByRole("searchbox", { name: "Filter" }).fill("nothing like this");
-          await page.getByRole("status").filter({ hasText: "No pinned card matches" }).waitFor(WAIT);
-          await check("filter matches nothing");
-        })),
-      );
-    }
-    assertNone(found);
-  });
-});
+    test("popover groups closed and open; dashboard sections, sub-agent headers and a filter", async () => {
+      const found: string[] = [];
+      for (const scheme of SCHEMES) {
+        found.push(
+          ...(await auditFake("popover", scheme, async (page, check) => {
+            const toggle = (id: string) => page.locator(`[data-group="${id}"] button.group-toggle`);
+            await toggle("idle").waitFor(WAIT);
+            await check("groups closed");
+            await toggle("finished").click();
+            await page.locator('[data-group="finished"] article.card').first().waitFor(WAIT);
+            await toggle("idle").focus();
+            await check("finished group open, idle header focused");
+            await toggle("idle").click();
+            await page.locator('[data-group="idle"] article.card').first().waitFor(WAIT);
+            await check("both groups open");
+          })),
+          ...(await auditFake("dashboard", scheme, async (page, check) => {
+            await showFinished(page);
+            await page.locator('section.kind-section[data-kind="cron"] h2').waitFor(WAIT);
+            await check("sections with sub-agents");
+            await page.getByRole("searchbox", { name: "Filter" }).fill("check 3");
+            await page.locator('section.kind-section[data-kind="main"] h2', { hasText: "of" }).waitFor(WAIT);
+            await check("filtered");
+            await page.getByRole("searchbox", { name: "Filter" }).fill("nothing like this");
+            await page.getByRole("status").filter({ hasText: "No pinned card matches" }).waitFor(WAIT);
+            await check("filter matches nothing");
+          })),
+        );
+      }
+      assertNone(found);
+    });
+  },
+);

@@ -33,21 +33,27 @@ let watch: ChildProcess | null = null;
 let watchOut = "";
 const home = mkdtempSync(join(tmpdir(), "pd-activity-"));
 
-
 describe("live activity in the popover and in watch", { skip: chromium.ok ? false : chromium.reason }, () => {
-  before(async () => {
-    model = await startScriptedModel();
-    [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
-    user = await connectBareClient(gw);
-    th = await startTestHost(gw);
-    th.settings.update({ detector: { pollingRepeats: 4 } });
-    const env: NodeJS.ProcessEnv = Object.fromEntries(
-      Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
-    );
-    watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], { env, stdio: ["ignore", "pipe", "pipe"] });
-    watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
-    await warmUpAgent(user, gw);
-  }, { timeout: 300_000 });
+  before(
+    async () => {
+      model = await startScriptedModel();
+      [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
+      user = await connectBareClient(gw);
+      th = await startTestHost(gw);
+      th.settings.update({ detector: { pollingRepeats: 4 } });
+      const env: NodeJS.ProcessEnv = Object.fromEntries(
+        Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
+      );
+      watch = spawn(
+        process.execPath,
+        [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token],
+        { env, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
+      await warmUpAgent(user, gw);
+    },
+    { timeout: 300_000 },
+  );
 
   after(async () => {
     watch?.kill("SIGINT");
@@ -60,39 +66,46 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
     rmSync(home, { recursive: true, force: true });
   });
 
-  test("the current tool line shows under the card while the run lives, and goes when it ends; watch --json tells the same", { timeout: 90_000 }, async () => {
-    const { page, context, errors } = await openPage(browser, th.host.url, { reducedMotion: true });
-    try {
-      const key = await user.createSession();
-      const turn = user.runTurn(key, [
-        { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending"), markdown: "Running the checks" } },
-        { tool: "exec", args: { command: "echo hi" } },
-        { text: "done", delayMs: 4000 },
-      ]);
-      const c = card(page, key);
-      await c.locator(".activity .line.current .label", { hasText: "Shell · print text" }).waitFor({ timeout: 30_000 });
-      assert.equal(await c.locator(".activity .stall").count(), 0);
-      // Open: the recent lines (before the current one) are listed too, quieter than the card.
-      assert.equal(await c.locator(".activity .recent .label").first().textContent(), "Progress card");
-      assert.equal((await turn).phase, "end");
-      await c.locator(".activity").waitFor({ state: "detached", timeout: 15_000 });
-      assert.deepEqual(errors, []);
+  test(
+    "the current tool line shows under the card while the run lives, and goes when it ends; watch --json tells the same",
+    { timeout: 90_000 },
+    async () => {
+      const { page, context, errors } = await openPage(browser, th.host.url, { reducedMotion: true });
+      try {
+        const key = await user.createSession();
+        const turn = user.runTurn(key, [
+          { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending"), markdown: "Running the checks" } },
+          { tool: "exec", args: { command: "echo hi" } },
+          { text: "done", delayMs: 4000 },
+        ]);
+        const c = card(page, key);
+        await c.locator(".activity .line.current .label", { hasText: "Shell · print text" }).waitFor({ timeout: 30_000 });
+        assert.equal(await c.locator(".activity .stall").count(), 0);
+        // Open: the recent lines (before the current one) are listed too, quieter than the card.
+        assert.equal(await c.locator(".activity .recent .label").first().textContent(), "Progress card");
+        assert.equal((await turn).phase, "end");
+        await c.locator(".activity").waitFor({ state: "detached", timeout: 15_000 });
+        assert.deepEqual(errors, []);
 
-      const lines = await until("watch activity lines", () => {
-        const parsed = watchOut.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, any>);
-        const mine = parsed.filter((l) => l.type === "activity" && l.sessionKey === key);
-        return mine.some((l) => l.live === false) ? mine : null;
-      });
-      const live = lines.find((l) => l.live && l.current?.label === "Shell · print text");
-      assert.ok(live, JSON.stringify(lines).slice(0, 600));
-      assert.deepEqual(Object.keys(live).sort(), ["current", "gateway", "lines", "live", "runId", "sessionKey", "stall", "type"]);
-      assert.deepEqual(Object.keys(live.current).sort(), ["at", "glyph", "label", "status", "tool"]);
-      assert.equal(lines.at(-1)!.current, null, "the run's end clears the current line");
-      assert.ok(!watchOut.includes('"hi\\n"') && !/"output"/.test(watchOut), "never tool output");
-    } finally {
-      await context.close();
-    }
-  });
+        const lines = await until("watch activity lines", () => {
+          const parsed = watchOut
+            .split("\n")
+            .filter((l) => l.startsWith("{"))
+            .map((l) => JSON.parse(l) as Record<string, any>);
+          const mine = parsed.filter((l) => l.type === "activity" && l.sessionKey === key);
+          return mine.some((l) => l.live === false) ? mine : null;
+        });
+        const live = lines.find((l) => l.live && l.current?.label === "Shell · print text");
+        assert.ok(live, JSON.stringify(lines).slice(0, 600));
+        assert.deepEqual(Object.keys(live).sort(), ["current", "gateway", "lines", "live", "runId", "sessionKey", "stall", "type"]);
+        assert.deepEqual(Object.keys(live.current).sort(), ["at", "glyph", "label", "status", "tool"]);
+        assert.equal(lines.at(-1)!.current, null, "the run's end clears the current line");
+        assert.ok(!watchOut.includes('"hi\\n"') && !/"output"/.test(watchOut), "never tool output");
+      } finally {
+        await context.close();
+      }
+    },
+  );
 
   test("a storm of tool calls costs a few renders a second", { timeout: 120_000 }, async () => {
     const { page, context } = await openPage(browser, th.host.url, { reducedMotion: true });
@@ -117,8 +130,13 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
       const turn = await user.runTurn(key, [...steps, { text: "done" }], { timeoutMs: 90_000 });
       assert.equal(turn.phase, "end");
       await c.locator(".activity").waitFor({ state: "detached", timeout: 15_000 });
-      const r = (await page.evaluate(() => ({ batches: window.__batches, ms: window.__end - window.__start }))) as { batches: number; ms: number };
-      const items = user.events.filter((e) => e.event === "agent" && (e.payload as any)?.sessionKey === key && (e.payload as any)?.stream === "item").length;
+      const r = (await page.evaluate(() => ({ batches: window.__batches, ms: window.__end - window.__start }))) as {
+        batches: number;
+        ms: number;
+      };
+      const items = user.events.filter(
+        (e) => e.event === "agent" && (e.payload as any)?.sessionKey === key && (e.payload as any)?.stream === "item",
+      ).length;
       // The core sends at most 4 updates a second per session; each may touch the strip once.
       const budget = Math.ceil((r.ms / 1000) * 4) + 3;
       console.log(`# storm: ${items} item events in ${(r.ms / 1000).toFixed(1)} s → ${r.batches} render batches (budget ${budget})`);
@@ -129,34 +147,38 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
     }
   });
 
-  test("a polling loop is pointed out under the card and cleared by the agent's next card write; the card itself is untouched", { timeout: 90_000 }, async () => {
-    const { page, context } = await openPage(browser, th.host.url, { reducedMotion: true });
-    try {
-      const key = await user.createSession();
-      await user.put(key, { plan: plan("completed", "in_progress"), markdown: "Waiting for CI" });
-      const c = card(page, key);
-      await c.waitFor({ timeout: 30_000 });
-      const poll = { tool: "exec", args: { command: "echo poll" } };
-      const turn = user.runTurn(key, [
-        poll,
-        poll,
-        poll,
-        poll,
-        { tool: "progress_card", args: { plan: plan("completed", "completed"), markdown: "CI passed" }, delayMs: 2500 },
-        { text: "done", delayMs: 1500 },
-      ]);
-      // The card was written before this run, so R6 shows it paused while the run lives;
-      // the flag is an observation beside it and changes nothing of that.
-      await c.locator(".activity .line.current .label", { hasText: "Shell" }).waitFor({ timeout: 30_000 });
-      const during = await c.getAttribute("data-state");
-      await c.locator(".activity .stall", { hasText: "Polling the same command 4×" }).waitFor({ timeout: 30_000 });
-      assert.equal(await c.getAttribute("data-state"), during, "the flag never changes the card's own state");
-      assert.equal(await c.locator(".count").textContent(), "1/2");
-      await c.locator(".count", { hasText: "2/2" }).waitFor({ timeout: 30_000 });
-      assert.equal(await c.locator(".activity .stall").count(), 0, "progress resumed: the flag is gone");
-      assert.equal((await turn).phase, "end");
-    } finally {
-      await context.close();
-    }
-  });
+  test(
+    "a polling loop is pointed out under the card and cleared by the agent's next card write; the card itself is untouched",
+    { timeout: 90_000 },
+    async () => {
+      const { page, context } = await openPage(browser, th.host.url, { reducedMotion: true });
+      try {
+        const key = await user.createSession();
+        await user.put(key, { plan: plan("completed", "in_progress"), markdown: "Waiting for CI" });
+        const c = card(page, key);
+        await c.waitFor({ timeout: 30_000 });
+        const poll = { tool: "exec", args: { command: "echo poll" } };
+        const turn = user.runTurn(key, [
+          poll,
+          poll,
+          poll,
+          poll,
+          { tool: "progress_card", args: { plan: plan("completed", "completed"), markdown: "CI passed" }, delayMs: 2500 },
+          { text: "done", delayMs: 1500 },
+        ]);
+        // The card was written before this run, so R6 shows it paused while the run lives;
+        // the flag is an observation beside it and changes nothing of that.
+        await c.locator(".activity .line.current .label", { hasText: "Shell" }).waitFor({ timeout: 30_000 });
+        const during = await c.getAttribute("data-state");
+        await c.locator(".activity .stall", { hasText: "Polling the same command 4×" }).waitFor({ timeout: 30_000 });
+        assert.equal(await c.getAttribute("data-state"), during, "the flag never changes the card's own state");
+        assert.equal(await c.locator(".count").textContent(), "1/2");
+        await c.locator(".count", { hasText: "2/2" }).waitFor({ timeout: 30_000 });
+        assert.equal(await c.locator(".activity .stall").count(), 0, "progress resumed: the flag is gone");
+        assert.equal((await turn).phase, "end");
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

@@ -35,13 +35,16 @@ const focused = (page: Page) =>
   });
 
 describe("popover with a real agent", { skip: chromium.ok ? false : chromium.reason }, () => {
-  before(async () => {
-    model = await startScriptedModel();
-    [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
-    user = await connectBareClient(gw);
-    th = await startTestHost(gw);
-    await warmUpAgent(user, gw);
-  }, { timeout: 300_000 });
+  before(
+    async () => {
+      model = await startScriptedModel();
+      [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
+      user = await connectBareClient(gw);
+      th = await startTestHost(gw);
+      await warmUpAgent(user, gw);
+    },
+    { timeout: 300_000 },
+  );
 
   after(async () => {
     await browser?.close();
@@ -62,7 +65,9 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
       ]);
       const c = card(page, key);
       await c.waitFor({ timeout: 30_000 });
-      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"]`)?.dataset.state === "active", key, { timeout: 30_000 });
+      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"]`)?.dataset.state === "active", key, {
+        timeout: 30_000,
+      });
       assert.equal(await c.locator(".count").textContent(), "1/3");
       assert.equal(await c.locator(".badges").getByText("Paused", { exact: true }).count(), 0, "no Paused badge while the run lives");
       assert.equal(await c.locator('.steps [role="img"][aria-label="in progress"]').count(), 1, "the current step shows as in progress");
@@ -70,7 +75,9 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
       assert.match((await c.locator("button.toggle").getAttribute("aria-label")) ?? "", /current step: /);
       assert.equal((await turn).phase, "end", "the run ended");
 
-      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"]`)?.dataset.state === "paused", key, { timeout: 30_000 });
+      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"]`)?.dataset.state === "paused", key, {
+        timeout: 30_000,
+      });
       // The run that wrote the card ended normally (status done, the card inside the run): the
       // card shows that outcome in place of the plain "Paused" badge (R6).
       await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .badges li`), key, { timeout: 10_000 });
@@ -81,7 +88,10 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
       assert.equal(await c.locator(".sub-text.paused").count(), 1);
       assert.match((await c.locator("button.toggle").getAttribute("aria-label")) ?? "", /paused at: /);
       assert.equal(await c.locator(".count").textContent(), "1/3", "the run ending changes the meaning, not the card");
-      assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
+      assert.deepEqual(
+        errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
     } finally {
       await context.close();
     }
@@ -94,7 +104,9 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
       const turn = await user.runTurn(key, [{ tool: "progress_card", args: { plan: plan("in_progress", "pending") } }, { text: "Paused" }]);
       assert.equal(turn.phase, "end", "the run ended normally, not in error");
       const c = card(page, key);
-      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"]`)?.dataset.state === "paused", key, { timeout: 30_000 });
+      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"]`)?.dataset.state === "paused", key, {
+        timeout: 30_000,
+      });
       assert.equal(await c.locator(".count").textContent(), "0/2");
       const before = (await user.get(key)).card!.revision;
 
@@ -109,11 +121,21 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
         new MutationObserver(note).observe(el, { subtree: true, childList: true, characterData: true });
       }, key);
       await c.locator("button.refresh").click();
-      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "1/2", key, { timeout: 30_000 });
-      await page.waitForFunction((k) => !document.querySelector(`article.card[data-key*="${k}"] .status [role="status"]`), key, { timeout: 10_000 });
+      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "1/2", key, {
+        timeout: 30_000,
+      });
+      await page.waitForFunction((k) => !document.querySelector(`article.card[data-key*="${k}"] .status [role="status"]`), key, {
+        timeout: 10_000,
+      });
       const lines: string[] = await page.evaluate(() => window.__lines);
-      assert.ok(lines.some((l) => /^Refreshing…/.test(l)), `the card said Refreshing… (saw ${JSON.stringify(lines)})`);
-      assert.equal(lines.some((l) => /No update yet|Couldn't refresh/.test(l)), false);
+      assert.ok(
+        lines.some((l) => /^Refreshing…/.test(l)),
+        `the card said Refreshing… (saw ${JSON.stringify(lines)})`,
+      );
+      assert.equal(
+        lines.some((l) => /No update yet|Couldn't refresh/.test(l)),
+        false,
+      );
       assert.ok((await user.get(key)).card!.revision > before, "a newer revision at the Gateway");
       assert.equal(await c.locator("button.refresh").isEnabled(), true);
       assert.equal(await c.locator("button.refresh").getAttribute("aria-busy"), "false");
@@ -177,8 +199,14 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
         if (!f.key?.includes(done)) break;
         seen.push(f.cls);
       }
-      assert.ok(seen.some((c) => /\bdismiss\b/.test(c)), `Tab reached dismiss (${JSON.stringify(seen)})`);
-      assert.ok(seen.some((c) => /\brefresh\b/.test(c)), `Tab reached refresh (${JSON.stringify(seen)})`);
+      assert.ok(
+        seen.some((c) => /\bdismiss\b/.test(c)),
+        `Tab reached dismiss (${JSON.stringify(seen)})`,
+      );
+      assert.ok(
+        seen.some((c) => /\brefresh\b/.test(c)),
+        `Tab reached refresh (${JSON.stringify(seen)})`,
+      );
 
       // Back to the dismiss button with Shift+Tab, and activate it with the keyboard.
       for (let i = 0; i < 6 && !/\bdismiss\b/.test((await focused(page)).cls); i++) await page.keyboard.press("Shift+Tab");
@@ -194,12 +222,24 @@ describe("popover with a real agent", { skip: chromium.ok ? false : chromium.rea
       const names = await page.locator("button").evaluateAll((els) =>
         els.map((el) => {
           const by = el.getAttribute("aria-labelledby");
-          const labelled = by ? by.split(/\s+/).map((id: string) => document.getElementById(id)?.textContent ?? "").join(" ") : "";
-          return { html: el.outerHTML.slice(0, 120), name: (el.getAttribute("aria-label") ?? "").trim() || labelled.trim() || (el.textContent ?? "").trim() };
+          const labelled = by
+            ? by
+                .split(/\s+/)
+                .map((id: string) => document.getElementById(id)?.textContent ?? "")
+                .join(" ")
+            : "";
+          return {
+            html: el.outerHTML.slice(0, 120),
+            name: (el.getAttribute("aria-label") ?? "").trim() || labelled.trim() || (el.textContent ?? "").trim(),
+          };
         }),
       );
       assert.ok(names.length > 5);
-      assert.deepEqual(names.filter((n) => n.name === ""), [], "buttons without a name");
+      assert.deepEqual(
+        names.filter((n) => n.name === ""),
+        [],
+        "buttons without a name",
+      );
     } finally {
       await context.close();
     }

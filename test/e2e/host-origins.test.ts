@@ -43,7 +43,11 @@ describe("the host's origins in a browser", { skip: chromium.ok ? false : chromi
       const key = await agent.createSession();
       await agent.put(key, { markdown: "Seen through localhost" });
       await card(page, key).waitFor({ timeout: 20_000 });
-      assert.deepEqual(errors.filter((e) => /Content Security Policy|WebSocket/i.test(e)), [], "no CSP or socket errors");
+      assert.deepEqual(
+        errors.filter((e) => /Content Security Policy|WebSocket/i.test(e)),
+        [],
+        "no CSP or socket errors",
+      );
     } finally {
       await context.close();
     }

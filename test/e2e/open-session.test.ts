@@ -69,7 +69,10 @@ describe("open the session from a card", { skip: chromium.ok ? false : chromium.
       const opens = (await page.evaluate(() => window.__opens)) as unknown[][];
       assert.deepEqual(opens, [[link, "_blank", "noopener,noreferrer"]]);
       assert.ok(!String(opens[0]![0]).includes(gw.token), "no token in the opened link");
-      assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
+      assert.deepEqual(
+        errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
     } finally {
       await context.close();
     }

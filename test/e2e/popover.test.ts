@@ -42,7 +42,10 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
     const { page, context, foreign, errors } = await openPage(browser, th.host.url, { reducedMotion: true });
     try {
       const key = await agent.createSession();
-      await agent.put(key, { markdown: '<progress aria-label="Checks · 1/3" value="1" max="3"></progress>\n\nRunning **checks**', plan: plan("completed", "in_progress", "pending") });
+      await agent.put(key, {
+        markdown: '<progress aria-label="Checks · 1/3" value="1" max="3"></progress>\n\nRunning **checks**',
+        plan: plan("completed", "in_progress", "pending"),
+      });
       const c = card(page, key);
       await c.waitFor({ timeout: 15_000 });
       assert.equal(await c.locator(".count").textContent(), "1/3");
@@ -57,7 +60,9 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       const box = await c.boundingBox();
 
       await agent.put(key, { markdown: "Running checks", plan: plan("completed", "completed", "in_progress") });
-      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "2/3", key, { timeout: 15_000 });
+      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "2/3", key, {
+        timeout: 15_000,
+      });
       assert.equal(await toggle.getAttribute("aria-expanded"), "false", "an update never reopens a collapsed card (E2, E3)");
       assert.equal(await page.locator(`article.card[data-key*="${key}"]`).count(), 1, "updated in place");
       const after = await c.boundingBox();
@@ -71,7 +76,9 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       // A later write reaches the page after the re-read (one ordered socket): once it shows,
       // the page has had the reconnect's update too.
       await agent.put(key, { markdown: "Running checks", plan: plan("completed", "completed", "completed", "in_progress") });
-      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "3/4", key, { timeout: 15_000 });
+      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "3/4", key, {
+        timeout: 15_000,
+      });
       assert.equal(await toggle.getAttribute("aria-expanded"), "false", "still collapsed after a reconnect");
 
       // Enter and Space on the title bar toggle (E4).
@@ -81,7 +88,10 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       await page.keyboard.press(" ");
       assert.equal(await toggle.getAttribute("aria-expanded"), "false");
       assert.deepEqual(foreign, [], "no request left the page");
-      assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
+      assert.deepEqual(
+        errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
     } finally {
       await context.close();
     }
@@ -148,7 +158,9 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       // The agent moves on while the question is open.
       await agent.put(key, { plan: plan("completed", "in_progress") });
       await c.getByRole("button", { name: "Clear", exact: true }).click();
-      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "1/2", key, { timeout: 10_000 });
+      await page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "1/2", key, {
+        timeout: 10_000,
+      });
       assert.equal((await agent.get(key)).card?.revision, 2, "the newer card was not cleared");
     } finally {
       await context.close();
@@ -164,9 +176,15 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       await c.waitFor({ timeout: 15_000 });
       const time = await c.locator("time").textContent();
       await c.locator("button.refresh").click();
-      await page.waitForFunction((k) => /Refreshing|No update yet/.test(document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? ""), key, { timeout: 15_000 }).catch(async (e) => {
-        throw new Error(`${e.message}\ncard text: ${await c.textContent()}`);
-      });
+      await page
+        .waitForFunction(
+          (k) => /Refreshing|No update yet/.test(document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? ""),
+          key,
+          { timeout: 15_000 },
+        )
+        .catch(async (e) => {
+          throw new Error(`${e.message}\ncard text: ${await c.textContent()}`);
+        });
       assert.equal(await c.locator("time").textContent(), time, "the previous card and timestamp stay while pending");
       const retry = c.getByRole("button", { name: /Retry/ }).first();
       await retry.waitFor({ timeout: 10_000 });
@@ -209,7 +227,11 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       await c.getByText(/Offline — last confirmed \d/).waitFor({ timeout: 15_000 });
       assert.match((await page.textContent("body")) ?? "", /retrying|Retrying|Cannot reach/);
       await gw.restart();
-      await page.waitForFunction((k) => !/Offline/.test(document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? "Offline"), key, { timeout: 45_000 });
+      await page.waitForFunction(
+        (k) => !/Offline/.test(document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? "Offline"),
+        key,
+        { timeout: 45_000 },
+      );
       await agent.waitForHello(agent.helloCount() + 1, 45_000).catch(() => undefined);
       await agent.put(key, { markdown: "After the outage" });
       await c.locator(".note").getByText("After the outage").waitFor({ timeout: 15_000 });
@@ -223,7 +245,10 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
     try {
       const key = await agent.createSession();
       const long = `Check ${"/very/long/path/segment".repeat(10)}/file.ts and https://example.com/${"x".repeat(150)}`;
-      await agent.put(key, { markdown: `See https://example.com/${"y".repeat(300)} and \`${"z".repeat(200)}\``, plan: [{ step: long, status: "in_progress" }] });
+      await agent.put(key, {
+        markdown: `See https://example.com/${"y".repeat(300)} and \`${"z".repeat(200)}\``,
+        plan: [{ step: long, status: "in_progress" }],
+      });
       const c = card(page, key);
       await c.waitFor({ timeout: 15_000 });
       const overflow = await c.evaluate((el) => {
@@ -231,7 +256,8 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
         const out: string[] = [];
         for (const child of el.querySelectorAll("*")) {
           const r = (child as HTMLElement).getBoundingClientRect();
-          if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1)) out.push(`${child.tagName}.${(child as HTMLElement).className}`);
+          if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1))
+            out.push(`${child.tagName}.${(child as HTMLElement).className}`);
         }
         return { out, page: document.documentElement.scrollWidth > window.innerWidth };
       });

@@ -23,15 +23,25 @@ const cleanups: (() => unknown)[] = [];
 let browser: Browser;
 let home: FakeGateway;
 
-async function hostWith(storage: SecretStorage): Promise<{ host: Host; desk: ProgressDesk; settings: SettingsStore; vault: CredentialVault }> {
+async function hostWith(
+  storage: SecretStorage,
+): Promise<{ host: Host; desk: ProgressDesk; settings: SettingsStore; vault: CredentialVault }> {
   const vault = await CredentialVault.open(storage);
   const settings = new SettingsStore(memoryBackend(), vault);
   const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
-  const service = createDeskService({ desk, settings, discovered: discoverGateway({ env: {}, explicit: { url: home.url } }), openExternal: () => true });
+  const service = createDeskService({
+    desk,
+    settings,
+    discovered: discoverGateway({ env: {}, explicit: { url: home.url } }),
+    openExternal: () => true,
+  });
   desk.configure(service.gateways());
   desk.start();
   const host = await startHost({ service, pagesDir });
-  cleanups.push(() => desk.stop(), () => host.close());
+  cleanups.push(
+    () => desk.stop(),
+    () => host.close(),
+  );
   return { host, desk, settings, vault };
 }
 
@@ -76,9 +86,13 @@ describe("secrets in the pages (issue 8)", { skip: chromium.ok ? false : chromiu
       await address.fill(trap.url);
       await page.getByRole("button", { name: "Save" }).click();
       await until("the trap got a connect", () => trap.connects.length > 0);
-      for (const secret of ["tok-HOME-5ecret", "pw-HOME-5ecret"]) assert.equal(trap.frames.join("\n").includes(secret), false, `${secret} reached the trap`);
+      for (const secret of ["tok-HOME-5ecret", "pw-HOME-5ecret"])
+        assert.equal(trap.frames.join("\n").includes(secret), false, `${secret} reached the trap`);
       assert.equal(settings.view().gateways[0]!.hasToken, false);
-      assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
+      assert.deepEqual(
+        errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
     } finally {
       await context.close();
     }

@@ -21,7 +21,6 @@ let browser: Browser;
 
 const settingsUrl = (t: TestHost) => t.host.settingsUrl;
 
-
 const collapseSwitch = (page: Page) => page.getByRole("switch", { name: /^Collapse task progress by default on desktop/ });
 const titleSwitch = (page: Page) => page.getByRole("switch", { name: /^Show a title next to the menu-bar icon/ });
 const cardsSwitch = (page: Page) => page.getByRole("switch", { name: /^Show task progress cards/ });
@@ -54,7 +53,10 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
       assert.match(text, /^Progress Desk /);
       assert.ok(text.includes(gw.url), "the Gateway and its connection state are listed");
       assert.ok(!text.includes(gw.token), "never the token");
-      assert.deepEqual(opened.errors.filter((e) => !/favicon/.test(e)), []);
+      assert.deepEqual(
+        opened.errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
     } finally {
       await opened.context.close();
     }
@@ -74,8 +76,14 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
       assert.equal(await collapseSwitch(page).isChecked(), collapse);
       assert.equal(await titleSwitch(page).isChecked(), title);
       // The page's writes have reached the core before the host goes away.
-      await until("the settings to be saved", () => th.settings.view().collapseByDefault === collapse && th.settings.view().trayTitle === title);
-      assert.deepEqual(first.errors.filter((e) => !/favicon/.test(e)), []);
+      await until(
+        "the settings to be saved",
+        () => th.settings.view().collapseByDefault === collapse && th.settings.view().trayTitle === title,
+      );
+      assert.deepEqual(
+        first.errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
     } finally {
       await first.context.close();
     }
@@ -118,7 +126,11 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
       await sw.click();
       const c = card(popover.page, key);
       await c.waitFor({ timeout: 10_000 });
-      await popover.page.waitForFunction((k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "2/2", key, { timeout: 10_000 });
+      await popover.page.waitForFunction(
+        (k) => document.querySelector(`article.card[data-key*="${k}"] .count`)?.textContent === "2/2",
+        key,
+        { timeout: 10_000 },
+      );
       assert.equal(await popover.page.getByText(/Task progress cards are hidden in/).count(), 0);
       assert.equal(th.settings.view().showCards, true);
     } finally {
@@ -176,7 +188,9 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
 
       // The popover: both Gateways, each card labelled with its Gateway.
       const both = card(popover, key);
-      await popover.waitForFunction((k) => document.querySelectorAll(`article.card[data-key*="${k}"]`).length === 2, key, { timeout: 30_000 });
+      await popover.waitForFunction((k) => document.querySelectorAll(`article.card[data-key*="${k}"]`).length === 2, key, {
+        timeout: 30_000,
+      });
       const labels = (await both.locator(".gw").allTextContents()).map((t) => t.trim()).sort();
       assert.deepEqual(labels, ["Alpha desk", "Beta desk"]);
       const colours = await both.locator(".gw").evaluateAll((els) => els.map((e) => e.style.getPropertyValue("--gw")).sort());
@@ -191,7 +205,11 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
         assert.equal(dom.includes(token), false, "the token is not in the DOM");
       }
       assert.ok(frames.length > 0, "frames were recorded");
-      assert.equal(frames.some((f) => f.includes(token)), false, "no frame from the host carries the token");
+      assert.equal(
+        frames.some((f) => f.includes(token)),
+        false,
+        "no frame from the host carries the token",
+      );
       // Only the page's own two save requests carry it (write-only, S3).
       assert.equal(sent.filter((f) => f.includes(token)).length, 2);
 
@@ -204,10 +222,15 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
         await row.waitFor({ state: "detached", timeout: 10_000 });
       }
       assert.deepEqual(th.settings.view().gateways, []);
-      await popover.waitForFunction((k) => document.querySelectorAll(`article.card[data-key*="${k}"]`).length === 1, key, { timeout: 30_000 });
+      await popover.waitForFunction((k) => document.querySelectorAll(`article.card[data-key*="${k}"]`).length === 1, key, {
+        timeout: 30_000,
+      });
       await card(popover, key).locator(".count").waitFor({ timeout: 30_000 });
       assert.equal(await card(popover, key).locator(".gw").count(), 0);
-      assert.equal(frames.some((f) => f.includes(token)), false);
+      assert.equal(
+        frames.some((f) => f.includes(token)),
+        false,
+      );
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

@@ -23,12 +23,26 @@ export type TestHost = {
 };
 
 /** A host on its own data folder (`home`, reused to test a restart). */
-export async function startTestHost(gw: { url: string; token: string }, opts: { home?: string; refreshTimeoutMs?: number } = {}): Promise<TestHost> {
+export async function startTestHost(
+  gw: { url: string; token: string },
+  opts: { home?: string; refreshTimeoutMs?: number } = {},
+): Promise<TestHost> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "pd-e2e-"));
   const vault = await CredentialVault.open(fileStorage(join(home, "credentials.json")));
   const settings = new SettingsStore(jsonFileBackend(join(home, "settings.json")), vault);
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test", backoff: FAST_BACKOFF, ...(opts.refreshTimeoutMs ? { refreshTimeoutMs: opts.refreshTimeoutMs } : {}) });
-  const service = createDeskService({ desk, settings, discovered: discoverGateway({ env: {}, explicit: { url: gw.url, token: gw.token } }), openExternal: () => true });
+  const desk = new ProgressDesk({
+    gateways: [],
+    vault,
+    clientVersion: "0.0.0-test",
+    backoff: FAST_BACKOFF,
+    ...(opts.refreshTimeoutMs ? { refreshTimeoutMs: opts.refreshTimeoutMs } : {}),
+  });
+  const service = createDeskService({
+    desk,
+    settings,
+    discovered: discoverGateway({ env: {}, explicit: { url: gw.url, token: gw.token } }),
+    openExternal: () => true,
+  });
   desk.configure(service.gateways());
   desk.start();
   const host = await startHost({ service, pagesDir });
@@ -50,7 +64,11 @@ export function removeHome(home: string): void {
 }
 
 /** A page that records console errors and every request that is not to the host. */
-export async function openPage(browser: Browser, url: string, opts: { colorScheme?: "light" | "dark"; width?: number; reducedMotion?: boolean } = {}) {
+export async function openPage(
+  browser: Browser,
+  url: string,
+  opts: { colorScheme?: "light" | "dark"; width?: number; reducedMotion?: boolean } = {},
+) {
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 400, height: 900 },
     colorScheme: opts.colorScheme ?? "light",

@@ -33,11 +33,11 @@ type Hooks = {
 /** Runs `fn` on the app's test hooks in the main process. */
 function hooks<T>(app: ElectronApplication, fn: (h: Hooks, arg: any) => T, arg?: unknown): Promise<Awaited<T>> {
   return app.evaluate(
-    (_electron, [source, a]) => (new Function("h", "a", `return (${source})(h, a)`) as (h: unknown, a: unknown) => unknown)((globalThis as any).__progressDesk, a),
+    (_electron, [source, a]) =>
+      (new Function("h", "a", `return (${source})(h, a)`) as (h: unknown, a: unknown) => unknown)((globalThis as any).__progressDesk, a),
     [fn.toString(), arg] as const,
   ) as Promise<Awaited<T>>;
 }
-
 
 // Each test carries the skip (not only the suite), so the closing count says how many were skipped.
 describe("the Electron app (Playwright _electron)", () => {
@@ -50,7 +50,13 @@ describe("the Electron app (Playwright _electron)", () => {
     const a = await _electron.launch({
       executablePath: electron.path!,
       args: [root],
-      env: { ...process.env, PROGRESS_DESK_HOME: home, PROGRESS_DESK_TEST_HOOKS: "1", OPENCLAW_GATEWAY_URL: gw.url, OPENCLAW_GATEWAY_TOKEN: gw.token! },
+      env: {
+        ...process.env,
+        PROGRESS_DESK_HOME: home,
+        PROGRESS_DESK_TEST_HOOKS: "1",
+        OPENCLAW_GATEWAY_URL: gw.url,
+        OPENCLAW_GATEWAY_TOKEN: gw.token!,
+      },
     });
     await until("test hooks", () => a.evaluate(() => Boolean((globalThis as any).__progressDesk)));
     return a;

@@ -193,7 +193,13 @@ describe("appResponse", () => {
   });
 
   test("an encoded NUL or undecodable escape is a 404", async () => {
-    for (const url of ["app://desk/popover.html%00", "app://desk/popover.html%00.png", "app://desk/%00", "app://desk/%E0%A4%A", "app://desk/%"]) {
+    for (const url of [
+      "app://desk/popover.html%00",
+      "app://desk/popover.html%00.png",
+      "app://desk/%00",
+      "app://desk/%E0%A4%A",
+      "app://desk/%",
+    ]) {
       assert.deepEqual(await appResponse(url, pages), NOT_FOUND, url);
     }
   });

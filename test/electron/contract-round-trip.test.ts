@@ -48,8 +48,16 @@ const VALID: { [M in DeskMethod]: VerbArgs<M> } = {
 /** Arguments each verb must refuse (at least one list per verb). */
 const INVALID: Record<DeskMethod, unknown[][]> = {
   snapshot: [["extra"]],
-  dismiss: [[card, 0, true], [card, 1.5, true], [{ gatewayId: "home" }, 1, true], [card, 1]],
-  refresh: [[card, "yes"], [null, true]],
+  dismiss: [
+    [card, 0, true],
+    [card, 1.5, true],
+    [{ gatewayId: "home" }, 1, true],
+    [card, 1],
+  ],
+  refresh: [
+    [card, "yes"],
+    [null, true],
+  ],
   retryConnection: [[7], ["g".repeat(201)]],
   getSettings: [[1]],
   updateSettings: [

@@ -374,7 +374,11 @@ export class FakeIpcMain {
 }
 
 /** The one display of the fake screen: a 1440×900 Mac with its menu bar. */
-export const FAKE_DISPLAY = { id: 1, workArea: { x: 0, y: 25, width: 1440, height: 875 }, bounds: { x: 0, y: 0, width: 1440, height: 900 } };
+export const FAKE_DISPLAY = {
+  id: 1,
+  workArea: { x: 0, y: 25, width: 1440, height: 875 },
+  bounds: { x: 0, y: 0, width: 1440, height: 900 },
+};
 
 type Handler = (...args: any[]) => unknown;
 
@@ -405,14 +409,21 @@ export type FakeElectron = {
   /** The shell's clock: real time plus what the test skipped (a person waiting without the test sleeping). */
   clock: { offsetMs: number; now(): number; advance(ms: number): void };
   /** Calls a verb as the page in `win` would (by default its top frame, showing the window's page). */
-  invoke(win: FakeWindow | FakeWebContents, method: string, args: unknown[], frame?: { url: string; parent: unknown } | null): Promise<unknown>;
+  invoke(
+    win: FakeWindow | FakeWebContents,
+    method: string,
+    args: unknown[],
+    frame?: { url: string; parent: unknown } | null,
+  ): Promise<unknown>;
 };
 
 /**
  * The whole fake Electron as the shell's dependencies (`deps`), with everything it records.
  * `base` supplies the data folder and environment and may replace any dependency.
  */
-export function fakeElectron(base: { dataDir: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform } & Partial<ShellDeps>): FakeElectron {
+export function fakeElectron(
+  base: { dataDir: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform } & Partial<ShellDeps>,
+): FakeElectron {
   const ipcMain = new FakeIpcMain();
   const f: Omit<FakeElectron, "deps" | "invoke"> = {
     ipcMain,

@@ -75,39 +75,89 @@ describe("restoreBounds", () => {
   });
 
   test("a frame fully on a display comes back unchanged", () => {
-    assert.deepEqual(restoreBounds({ x: 100, y: 120, width: 800, height: 600 }, [A, B], PREFERRED), { x: 100, y: 120, width: 800, height: 600 });
-    assert.deepEqual(restoreBounds({ x: 2000, y: 300, width: 1000, height: 700 }, [A, B], PREFERRED), { x: 2000, y: 300, width: 1000, height: 700 });
+    assert.deepEqual(restoreBounds({ x: 100, y: 120, width: 800, height: 600 }, [A, B], PREFERRED), {
+      x: 100,
+      y: 120,
+      width: 800,
+      height: 600,
+    });
+    assert.deepEqual(restoreBounds({ x: 2000, y: 300, width: 1000, height: 700 }, [A, B], PREFERRED), {
+      x: 2000,
+      y: 300,
+      width: 1000,
+      height: 700,
+    });
   });
 
   test("a frame straddling two displays goes onto the one it overlaps most", () => {
     // 40 px on A, 760 px on B: moved fully onto B.
-    assert.deepEqual(restoreBounds({ x: 1400, y: 100, width: 800, height: 600 }, [A, B], PREFERRED), { x: 1440, y: 100, width: 800, height: 600 });
+    assert.deepEqual(restoreBounds({ x: 1400, y: 100, width: 800, height: 600 }, [A, B], PREFERRED), {
+      x: 1440,
+      y: 100,
+      width: 800,
+      height: 600,
+    });
     // 700 px on A, 100 px on B: moved fully onto A.
-    assert.deepEqual(restoreBounds({ x: 740, y: 100, width: 800, height: 600 }, [A, B], PREFERRED), { x: 640, y: 100, width: 800, height: 600 });
+    assert.deepEqual(restoreBounds({ x: 740, y: 100, width: 800, height: 600 }, [A, B], PREFERRED), {
+      x: 640,
+      y: 100,
+      width: 800,
+      height: 600,
+    });
   });
 
   test("a frame on a display that is gone is centred on the primary at its own size", () => {
-    assert.deepEqual(restoreBounds({ x: 1600, y: 100, width: 800, height: 600 }, [A], PREFERRED), { x: 320, y: 150, width: 800, height: 600 });
-    assert.deepEqual(restoreBounds({ x: -5000, y: -5000, width: 800, height: 600 }, [A], PREFERRED), { x: 320, y: 150, width: 800, height: 600 });
+    assert.deepEqual(restoreBounds({ x: 1600, y: 100, width: 800, height: 600 }, [A], PREFERRED), {
+      x: 320,
+      y: 150,
+      width: 800,
+      height: 600,
+    });
+    assert.deepEqual(restoreBounds({ x: -5000, y: -5000, width: 800, height: 600 }, [A], PREFERRED), {
+      x: 320,
+      y: 150,
+      width: 800,
+      height: 600,
+    });
   });
 
   test("a sliver smaller than 100 × 40 on screen counts as unreachable", () => {
     // Overlap 40 × 30 in the bottom-right corner.
-    assert.deepEqual(restoreBounds({ x: 1400, y: 870, width: 800, height: 600 }, [A], PREFERRED), { x: 320, y: 150, width: 800, height: 600 });
+    assert.deepEqual(restoreBounds({ x: 1400, y: 870, width: 800, height: 600 }, [A], PREFERRED), {
+      x: 320,
+      y: 150,
+      width: 800,
+      height: 600,
+    });
   });
 
   test("exactly 100 × 40 on screen is reachable: pulled inside that display", () => {
-    assert.deepEqual(restoreBounds({ x: 1340, y: 860, width: 800, height: 600 }, [A], PREFERRED), { x: 640, y: 300, width: 800, height: 600 });
+    assert.deepEqual(restoreBounds({ x: 1340, y: 860, width: 800, height: 600 }, [A], PREFERRED), {
+      x: 640,
+      y: 300,
+      width: 800,
+      height: 600,
+    });
   });
 
   test("a frame larger than its display shrinks to the display", () => {
-    assert.deepEqual(restoreBounds({ x: 10, y: 10, width: 2000, height: 1200 }, [A, B], PREFERRED), { x: 0, y: 0, width: 1440, height: 900 });
+    assert.deepEqual(restoreBounds({ x: 10, y: 10, width: 2000, height: 1200 }, [A, B], PREFERRED), {
+      x: 0,
+      y: 0,
+      width: 1440,
+      height: 900,
+    });
     // Off-screen and oversized: centred on the primary, shrunk to it.
     assert.deepEqual(restoreBounds({ x: 9000, y: 0, width: 2000, height: 1200 }, [A], PREFERRED), { x: 0, y: 0, width: 1440, height: 900 });
   });
 
   test("fractional frames are rounded", () => {
-    assert.deepEqual(restoreBounds({ x: 100.4, y: 100.6, width: 800.4, height: 600.5 }, [A], PREFERRED), { x: 100, y: 101, width: 800, height: 601 });
+    assert.deepEqual(restoreBounds({ x: 100.4, y: 100.6, width: 800.4, height: 600.5 }, [A], PREFERRED), {
+      x: 100,
+      y: 101,
+      width: 800,
+      height: 601,
+    });
   });
 
   test("unusable frames fall back to the preferred size on the primary", () => {

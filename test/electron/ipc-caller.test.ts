@@ -51,7 +51,10 @@ describe("Settings-only verbs over IPC", () => {
       await assert.rejects(f.invoke(win, "saveGateway", [GATEWAY]), forbidden);
       await assert.rejects(f.invoke(win, "removeGateway", ["local"]), forbidden);
       // Its ordinary verbs still work.
-      assert.equal(((await f.invoke(win, "updateSettings", [{ collapseByDefault: page === "popover" }])) as Settings).collapseByDefault, page === "popover");
+      assert.equal(
+        ((await f.invoke(win, "updateSettings", [{ collapseByDefault: page === "popover" }])) as Settings).collapseByDefault,
+        page === "popover",
+      );
     }
     assert.deepEqual(f.loginItem.filter(Boolean), [], "the login item was never turned on");
     assert.equal(f.shortcuts.size, 0, "no global shortcut was registered");
@@ -60,8 +63,17 @@ describe("Settings-only verbs over IPC", () => {
 
   test("a settings.html subframe inside the popover, or a top frame on an unknown page, is refused", async () => {
     const win = windowOf("popover");
-    await assert.rejects(f.invoke(win, "updateSettings", [{ launchAtLogin: true }], { url: "app://desk/settings.html", parent: { url: "app://desk/popover.html" } }), /Refused/);
-    await assert.rejects(f.invoke(win, "updateSettings", [{ launchAtLogin: true }], { url: "app://desk/other.html", parent: null }), /Refused/);
+    await assert.rejects(
+      f.invoke(win, "updateSettings", [{ launchAtLogin: true }], {
+        url: "app://desk/settings.html",
+        parent: { url: "app://desk/popover.html" },
+      }),
+      /Refused/,
+    );
+    await assert.rejects(
+      f.invoke(win, "updateSettings", [{ launchAtLogin: true }], { url: "app://desk/other.html", parent: null }),
+      /Refused/,
+    );
     assert.deepEqual(f.loginItem.filter(Boolean), []);
   });
 
@@ -71,7 +83,10 @@ describe("Settings-only verbs over IPC", () => {
     assert.equal(f.loginItem.at(-1), true);
     assert.ok(f.shortcuts.has("CommandOrControl+Shift+P"));
     const saved = (await f.invoke(win, "saveGateway", [GATEWAY])) as Settings;
-    assert.deepEqual(saved.gateways.map((g) => g.label), ["Work"]);
+    assert.deepEqual(
+      saved.gateways.map((g) => g.label),
+      ["Work"],
+    );
     const removed = (await f.invoke(win, "removeGateway", [saved.gateways[0]!.id])) as Settings;
     assert.deepEqual(removed.gateways, []);
   });

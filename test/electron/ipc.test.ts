@@ -42,7 +42,14 @@ describe("isTrustedSender", () => {
   });
 
   test("another origin in our window is not", () => {
-    for (const url of ["https://evil.example/", "app://other/popover.html", "app://desk.evil/", "file:///tmp/popover.html", "about:blank", "devtools://devtools/"]) {
+    for (const url of [
+      "https://evil.example/",
+      "app://other/popover.html",
+      "app://desk.evil/",
+      "file:///tmp/popover.html",
+      "about:blank",
+      "devtools://devtools/",
+    ]) {
       assert.equal(isTrustedSender(eventFrom(ours, topFrame(url)), isOurContents), false, url);
     }
   });
@@ -106,7 +113,10 @@ const ARGS: Record<DeskMethod, unknown[]> = {
 describe("registerIpc", () => {
   test("registers exactly one handler per verb, on progress-desk:<verb>", () => {
     const { ipcMain } = setup();
-    assert.deepEqual([...ipcMain.handlers.keys()], DESK_METHODS.map((m) => `progress-desk:${m}`));
+    assert.deepEqual(
+      [...ipcMain.handlers.keys()],
+      DESK_METHODS.map((m) => `progress-desk:${m}`),
+    );
     assert.deepEqual([...ipcMain.handlers.keys()], DESK_METHODS.map(channelFor));
   });
 
@@ -204,7 +214,9 @@ describe("registerIpc", () => {
       isOurContents,
     });
     await ipcMain.invoke(channelFor("dismiss"), trusted(), card, 1, true);
-    await assert.rejects(ipcMain.invoke(channelFor("dismiss"), eventFrom(other, topFrame("app://desk/")), card, 1, true), (e: unknown) => isDeskError(e, "UNTRUSTED_SENDER"));
+    await assert.rejects(ipcMain.invoke(channelFor("dismiss"), eventFrom(other, topFrame("app://desk/")), card, 1, true), (e: unknown) =>
+      isDeskError(e, "UNTRUSTED_SENDER"),
+    );
     assert.deepEqual(calls, [{ method: "dismiss", args: [card, 1, true] }]);
   });
 
@@ -216,7 +228,11 @@ describe("registerIpc", () => {
     await assert.rejects(first.ipcMain.invoke(channelFor("snapshot"), trusted()), /No handler registered/);
     assert.deepEqual(first.calls, []);
     // A fresh registration on the same ipcMain does not collide.
-    registerIpc({ ipcMain: first.ipcMain as unknown as Pick<IpcMain, "handle" | "removeHandler">, service: { call: async () => 1 }, isOurContents });
+    registerIpc({
+      ipcMain: first.ipcMain as unknown as Pick<IpcMain, "handle" | "removeHandler">,
+      service: { call: async () => 1 },
+      isOurContents,
+    });
     assert.equal(first.ipcMain.handlers.size, DESK_METHODS.length);
   });
 });
@@ -230,7 +246,13 @@ describe("the calling page, from the checked frame", () => {
     assert.equal(page("app://desk/settings.html"), "settings");
     assert.equal(page("app://desk/settings.html#card=%7B%7D"), "settings", "the fragment does not matter");
     assert.equal(page("app://desk/settings.html?x=1"), "settings");
-    for (const url of ["app://desk/Settings.html", "app://desk/settings.htm", "app://desk/x/settings.html", "app://desk/assets/app.js", "not a url"]) {
+    for (const url of [
+      "app://desk/Settings.html",
+      "app://desk/settings.htm",
+      "app://desk/x/settings.html",
+      "app://desk/assets/app.js",
+      "not a url",
+    ]) {
       assert.equal(page(url), null, url);
     }
     assert.equal(pageOfSender(eventFrom(ours, null)), null);
@@ -257,7 +279,9 @@ describe("the calling page, from the checked frame", () => {
 
   test("a trusted window on a path that is none of our pages is refused before the service", async () => {
     const { ipcMain, calls, warnings } = setup();
-    await assert.rejects(ipcMain.invoke(channelFor("snapshot"), eventFrom(ours, topFrame("app://desk/assets/app.js"))), (e: unknown) => isDeskError(e, "UNTRUSTED_SENDER"));
+    await assert.rejects(ipcMain.invoke(channelFor("snapshot"), eventFrom(ours, topFrame("app://desk/assets/app.js"))), (e: unknown) =>
+      isDeskError(e, "UNTRUSTED_SENDER"),
+    );
     assert.deepEqual(calls, []);
     assert.equal(warnings.length, 1);
   });

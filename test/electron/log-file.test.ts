@@ -142,7 +142,10 @@ describe("the shell's log wiring (FAKE Electron, no Gateway listening)", () => {
   test("without a log file there is no Show Logs", async () => {
     const r = await shellWith({ withLogs: false });
     try {
-      assert.equal(r.menu().items.find((i) => i.label === "Show Logs"), undefined);
+      assert.equal(
+        r.menu().items.find((i) => i.label === "Show Logs"),
+        undefined,
+      );
     } finally {
       await r.shell.shutdown();
     }

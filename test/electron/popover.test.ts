@@ -2,7 +2,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Screen } from "electron";
-import { POPOVER_BLUR_GUARD_MS, POPOVER_IDLE_DESTROY_MS, PopoverController, type PopoverDeps, type PopoverWindow } from "../../main/electron/popover.ts";
+import {
+  POPOVER_BLUR_GUARD_MS,
+  POPOVER_IDLE_DESTROY_MS,
+  PopoverController,
+  type PopoverDeps,
+  type PopoverWindow,
+} from "../../main/electron/popover.ts";
 import type { Rect } from "../../main/electron/window-geometry.ts";
 import type { CardRef } from "../../common/contract.ts";
 import { FakeWindow, ManualScheduler } from "./fake-electron.ts";

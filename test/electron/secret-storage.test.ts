@@ -67,7 +67,8 @@ describe("safeStorageFile with OS protection", () => {
     assert.deepEqual(Object.keys(disk.envelope).sort(), ["data", "format"]);
     assert.equal(disk.envelope.format, "safeStorage");
     assert.equal(Buffer.from(disk.envelope.data, "base64").toString("utf8"), `K1:${Buffer.from(SECRET).toString("base64")}`);
-    for (const plain of [SECRET, "tok-PLAINTEXT-123", "dev-SECRET-456", "gateway-token"]) assert.equal(disk.text.includes(plain), false, plain);
+    for (const plain of [SECRET, "tok-PLAINTEXT-123", "dev-SECRET-456", "gateway-token"])
+      assert.equal(disk.text.includes(plain), false, plain);
     assert.deepEqual(await readdir(dirname(path)), ["credentials.json"], "no temp file left behind");
 
     assert.equal(await storage.read(), SECRET);
@@ -126,7 +127,18 @@ describe("safeStorageFile with OS protection", () => {
     const warnings: string[] = [];
     const storage = await safeStorageFile(path, asSafe(safe), "darwin", (m) => warnings.push(m));
     await storage.write("x");
-    for (const text of ["{not json", "", "null", "42", '"text"', "[]", '{"format":"other","data":"eA=="}', '{"format":"safeStorage","data":5}', '{"format":"plain","data":null}', '{"data":"eA=="}']) {
+    for (const text of [
+      "{not json",
+      "",
+      "null",
+      "42",
+      '"text"',
+      "[]",
+      '{"format":"other","data":"eA=="}',
+      '{"format":"safeStorage","data":5}',
+      '{"format":"plain","data":null}',
+      '{"data":"eA=="}',
+    ]) {
       await writeFile(path, text);
       await assert.rejects(storage.read(), /damaged/, text);
       assert.equal(await readFile(path, "utf8"), text);

@@ -26,14 +26,26 @@ const DEVICE_TOKEN = "devtok-HOME-5ecret";
 
 async function homeGateway(): Promise<FakeGateway> {
   const home = await startFakeGateway({
-    onConnect: () => ({ ok: true, payload: helloOk({ auth: { role: "operator", scopes: ["operator.read", "operator.write"], deviceToken: DEVICE_TOKEN } }) }),
+    onConnect: () => ({
+      ok: true,
+      payload: helloOk({ auth: { role: "operator", scopes: ["operator.read", "operator.write"], deviceToken: DEVICE_TOKEN } }),
+    }),
   });
   cleanups.push(() => home.close());
   return home;
 }
 
-async function launch(dir: string, home: FakeGateway, safeStorage = new FakeSafeStorage(), store?: Map<string, unknown>): Promise<{ f: FakeElectron; shell: Shell; win: FakeWindow }> {
-  const f = fakeElectron({ dataDir: dir, env: { OPENCLAW_GATEWAY_URL: home.url, HOME: dir }, safeStorage: safeStorage as unknown as SafeStorageLike });
+async function launch(
+  dir: string,
+  home: FakeGateway,
+  safeStorage = new FakeSafeStorage(),
+  store?: Map<string, unknown>,
+): Promise<{ f: FakeElectron; shell: Shell; win: FakeWindow }> {
+  const f = fakeElectron({
+    dataDir: dir,
+    env: { OPENCLAW_GATEWAY_URL: home.url, HOME: dir },
+    safeStorage: safeStorage as unknown as SafeStorageLike,
+  });
   for (const [k, v] of store ?? []) f.store.set(k, v);
   const shell = await startShell(f.deps);
   cleanups.push(() => shell.shutdown());
@@ -61,15 +73,21 @@ describe("saved secrets stay with their server (over IPC)", () => {
 
     const saved = (await f.invoke(win, "saveGateway", [{ label: "Home", color: "#0a84ff", url: home.url, token: TOKEN }])) as Settings;
     const id = saved.gateways[0]!.id;
-    await until("home connected with the token", () => home.requests.some((r) => r.method === "connect" && (r.params.auth as { token?: string }).token === TOKEN));
-    await until("home connected (and its device token stored)", () => shell.desk.snapshot().gateways[0]?.url === home.url && state() === "connected");
+    await until("home connected with the token", () =>
+      home.requests.some((r) => r.method === "connect" && (r.params.auth as { token?: string }).token === TOKEN),
+    );
+    await until(
+      "home connected (and its device token stored)",
+      () => shell.desk.snapshot().gateways[0]?.url === home.url && state() === "connected",
+    );
 
     const moved = (await f.invoke(win, "saveGateway", [{ id, label: "Home", color: "#0a84ff", url: trap.url }])) as Settings;
     await until("the trap got a connect", () => trap.connects.length > 0 && state() === "connected");
     const everything = trap.frames.join("\n");
     assert.equal(everything.includes(TOKEN), false, "the token reached the trap");
     assert.equal(everything.includes(DEVICE_TOKEN), false, "the device token reached the trap");
-    for (const c of trap.connects) for (const field of ["token", "password", "bootstrapToken", "deviceToken"]) assert.equal(c.auth?.[field], undefined, field);
+    for (const c of trap.connects)
+      for (const field of ["token", "password", "bootstrapToken", "deviceToken"]) assert.equal(c.auth?.[field], undefined, field);
     assert.equal(moved.gateways[0]!.hasToken, false, "the page sees none saved");
     await shell.settings.flush();
     await shell.shutdown();
@@ -112,15 +130,23 @@ describe("the keychain fails between launches (over IPC)", () => {
       assert.ok(two.f.warnings.some((w) => /nothing is written over them/.test(w)));
 
       // Saving a secret fails plainly; nothing on disk changes.
-      await assert.rejects(two.f.invoke(two.win, "saveGateway", [{ id: s.gateways[0]!.id, label: "Home", color: "#0a84ff", url: home.url, token: "tok-NEW" }]), { message: SECRET_NOT_SAVED });
+      await assert.rejects(
+        two.f.invoke(two.win, "saveGateway", [{ id: s.gateways[0]!.id, label: "Home", color: "#0a84ff", url: home.url, token: "tok-NEW" }]),
+        { message: SECRET_NOT_SAVED },
+      );
       await two.shell.settings.flush();
       assert.deepEqual(readFileSync(file), bytes, "byte for byte after the refused save");
-      assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith("credentials")), ["credentials.json"]);
+      assert.deepEqual(
+        readdirSync(dir).filter((n) => n.startsWith("credentials")),
+        ["credentials.json"],
+      );
 
       // The explicit choice: new secrets go to a separate file; the saved one stays intact.
       const chosen = (await two.f.invoke(two.win, "updateSettings", [{ credentialStorage: "file" }])) as Settings;
       assert.equal(chosen.credentialStorage, "file");
-      await two.f.invoke(two.win, "saveGateway", [{ id: s.gateways[0]!.id, label: "Home", color: "#0a84ff", url: home.url, token: "tok-NEW" }]);
+      await two.f.invoke(two.win, "saveGateway", [
+        { id: s.gateways[0]!.id, label: "Home", color: "#0a84ff", url: home.url, token: "tok-NEW" },
+      ]);
       await two.shell.settings.flush();
       assert.deepEqual(readFileSync(file), bytes, "still byte for byte");
       assert.ok(existsSync(join(dir, "credentials.unprotected.json")));

@@ -61,7 +61,10 @@ describe("notifications: from a card change to the OS", () => {
     desk.putCard(started("s:a"));
     assert.equal(f.notifications.length, 1, "the same revision is not told again");
     f.notifications[0]!.emit("click", fakeEvent());
-    assert.deepEqual(opened.map((c) => c?.sessionKey), ["s:a"]);
+    assert.deepEqual(
+      opened.map((c) => c?.sessionKey),
+      ["s:a"],
+    );
   });
 
   test("macOS: a notice about a session with a Control UI route has Open Session; the button opens it, a click the card", () => {
@@ -69,12 +72,21 @@ describe("notifications: from a card change to the OS", () => {
     const routed = "agent:dev:dashboard:2cb6be5e-93ad-4920-8ac5-86282b7168c2";
     desk.putCard(started(routed));
     desk.putCard(started("agent:main:main"));
-    assert.deepEqual(f.notifications.map((x) => x.options.actions), [[{ type: "button", text: "Open Session" }], undefined]);
+    assert.deepEqual(
+      f.notifications.map((x) => x.options.actions),
+      [[{ type: "button", text: "Open Session" }], undefined],
+    );
     f.notifications[0]!.emit("action", fakeEvent(), 0);
-    assert.deepEqual(sessions.map((c) => c.sessionKey), [routed]);
+    assert.deepEqual(
+      sessions.map((c) => c.sessionKey),
+      [routed],
+    );
     assert.equal(opened.length, 0, "the button does not open the popover");
     f.notifications[0]!.emit("click", fakeEvent());
-    assert.deepEqual(opened.map((c) => c?.sessionKey), [routed]);
+    assert.deepEqual(
+      opened.map((c) => c?.sessionKey),
+      [routed],
+    );
     assert.equal(sessions.length, 1);
   });
 
@@ -118,7 +130,10 @@ describe("notifications: from a card change to the OS", () => {
     desk.gateway("work", "Work");
     desk.emit({ type: "gateways", gateways: [] });
     desk.putCard(started("s:b", "work"));
-    assert.deepEqual(shown(), [["Task s:a", "Started"], ["Work · Task s:b", "Started"]]);
+    assert.deepEqual(shown(), [
+      ["Task s:a", "Started"],
+      ["Work · Task s:b", "Started"],
+    ]);
   });
 
   test("a session's stall flag from its activity is told as no progress", () => {
@@ -134,7 +149,10 @@ describe("notifications: from a card change to the OS", () => {
       updatedAt: T0,
     } as SessionActivity;
     desk.emit({ type: "activity", gatewayId: "home", activity });
-    assert.deepEqual(shown().map((s) => s[1]), ["No progress"]);
+    assert.deepEqual(
+      shown().map((s) => s[1]),
+      ["No progress"],
+    );
   });
 });
 

@@ -51,7 +51,17 @@ export class FakeDesk {
     let g = this.snap.gateways.find((x) => x.id === id);
     if (!g) {
       const boards = { widgets: [], updateRequired: false } as never;
-      g = { id, label, color: null, url: `ws://${id}.test:18789`, connection: connected(T0), sessions: [], cards: [], boards, activity: [] };
+      g = {
+        id,
+        label,
+        color: null,
+        url: `ws://${id}.test:18789`,
+        connection: connected(T0),
+        sessions: [],
+        cards: [],
+        boards,
+        activity: [],
+      };
       this.snap = { ...this.snap, gateways: [...this.snap.gateways, g] };
     }
     return g;

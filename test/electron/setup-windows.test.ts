@@ -114,7 +114,11 @@ describe("windows: what the person sees", () => {
     assert.equal(dash.onTop, false);
     settings.update({ dashboardOnTop: true });
     assert.equal(dash.onTop, true);
-    assert.deepEqual(dash.onTopCalls, [[true, "floating"], [false, "floating"], [true, "floating"]]);
+    assert.deepEqual(dash.onTopCalls, [
+      [true, "floating"],
+      [false, "floating"],
+      [true, "floating"],
+    ]);
   });
 });
 

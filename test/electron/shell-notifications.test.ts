@@ -72,7 +72,12 @@ async function rig(extra: Partial<ShellDeps> = {}, env: NodeJS.ProcessEnv = {}):
   await until("connected", () => shell.desk.snapshot().gateways.every((g) => g.connection.state === "connected"), 45_000);
   // The earlier tests' cards are this shell's too: start once they are all loaded.
   await until("every earlier card loaded", () => {
-    const keys = new Set(shell.desk.snapshot().gateways.flatMap((g) => g.cards).map((c) => c.sessionKey));
+    const keys = new Set(
+      shell.desk
+        .snapshot()
+        .gateways.flatMap((g) => g.cards)
+        .map((c) => c.sessionKey),
+    );
     return [...written].every((k) => keys.has(k));
   });
   const seen = () =>
@@ -86,7 +91,10 @@ async function rig(extra: Partial<ShellDeps> = {}, env: NodeJS.ProcessEnv = {}):
     });
   const observed = (sessionKey: string, revision: number) =>
     until(`the shell observed ${sessionKey} r${revision}`, () => {
-      const e = shell.desk.snapshot().gateways.flatMap((g) => g.cards).find((c) => c.sessionKey === sessionKey);
+      const e = shell.desk
+        .snapshot()
+        .gateways.flatMap((g) => g.cards)
+        .find((c) => c.sessionKey === sessionKey);
       return e && e.card?.revision === revision ? e : null;
     });
   const write = async (steps: PlanStep[], markdown?: string) => {
@@ -139,7 +147,13 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
     assert.equal(summary.body, "2 updates in 2 sessions: 2 started");
     // Two told one by one, the other two only in the summary.
     assert.equal(r.seen().length, 3);
-    assert.deepEqual(r.seen().slice(0, 2).map((n) => n.card?.sessionKey), keys.slice(0, 2));
+    assert.deepEqual(
+      r
+        .seen()
+        .slice(0, 2)
+        .map((n) => n.card?.sessionKey),
+      keys.slice(0, 2),
+    );
   });
 
   test("a card the person just acted on (refresh from the popover) is not notified; others still are", { timeout: 60_000 }, async () => {
@@ -156,7 +170,11 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
     await r.observed(key, rev);
     const marker = await r.write(plan("in_progress"));
     await until("the marker's notice", () => about(r, marker).length === 1);
-    assert.deepEqual(about(r, key).map((n) => n.body.split(" · ")[0]), ["Started"], "nothing about the card the person acted on");
+    assert.deepEqual(
+      about(r, key).map((n) => n.body.split(" · ")[0]),
+      ["Started"],
+      "nothing about the card the person acted on",
+    );
   });
 
   test("quiet hours hold milestones and sum them up afterwards", { timeout: 60_000 }, async () => {
@@ -166,7 +184,9 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
       return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
     };
     const now = r.f.clock.now();
-    r.shell.settings.update({ notifications: { quietHours: { enabled: true, start: clock(now - 60_000), end: clock(now + 30 * 60_000) } } });
+    r.shell.settings.update({
+      notifications: { quietHours: { enabled: true, start: clock(now - 60_000), end: clock(now + 30 * 60_000) } },
+    });
     const before = r.seen().length;
     const done = await r.write(plan("completed", "completed"));
     const started = await r.write(plan("in_progress", "pending"));
@@ -177,7 +197,10 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
     const after = r.seen().slice(before);
     assert.deepEqual(
       after.map((n) => [n.title, n.body.split(" · ")[0]]),
-      [["Progress Desk", "During quiet hours: 1 card completed, 1 started"], [after[1]!.title, "Started"]],
+      [
+        ["Progress Desk", "During quiet hours: 1 card completed, 1 started"],
+        [after[1]!.title, "Started"],
+      ],
     );
     assert.equal(about(r, done).length + about(r, started).length, 0, "held cards only in the summary");
   });
@@ -227,7 +250,11 @@ describe("N2 duplicates: a Gateway edited in Settings", () => {
     await r.f.invoke(settingsWin, "saveGateway", [{ label: "Home", color: "#0a84ff", url: gw.url, token: gw.token }]);
     const id = r.shell.settings.view().gateways[0]!.id;
     let key = "";
-    const entry = () => r.shell.desk.snapshot().gateways.find((g) => g.id === id)?.cards.find((c) => c.sessionKey === key);
+    const entry = () =>
+      r.shell.desk
+        .snapshot()
+        .gateways.find((g) => g.id === id)
+        ?.cards.find((c) => c.sessionKey === key);
     const onlySaved = () => r.shell.desk.snapshot().gateways.every((g) => g.id === id && g.connection.state === "connected");
     await until("connected through the saved Gateway", onlySaved, 45_000);
     key = await r.write(plan("completed", "in_progress", "pending"), "Halfway");
@@ -237,15 +264,22 @@ describe("N2 duplicates: a Gateway edited in Settings", () => {
     // A new label restarts that Gateway's connection and store: every card is read afresh.
     const before = entry();
     await r.f.invoke(settingsWin, "saveGateway", [{ id, label: "House", color: "#0a84ff", url: gw.url }]);
-    await until("the card read again after the edit", () => {
-      const e = entry();
-      return e && e !== before && e.freshness === "live";
-    }, 45_000);
+    await until(
+      "the card read again after the edit",
+      () => {
+        const e = entry();
+        return e && e !== before && e.freshness === "live";
+      },
+      45_000,
+    );
 
     const marker = await r.write(plan("in_progress"));
     await until("the marker's notice", () => about(r, marker).length === 1);
     assert.equal(r.f.notifications.length, shownBefore + 1, "only the marker was shown after the edit");
-    assert.deepEqual(about(r, key).map((n) => [n.title, n.body]), [[entry()!.title, "Started · 1/3 · At: Step 2 · Halfway"]]);
+    assert.deepEqual(
+      about(r, key).map((n) => [n.title, n.body]),
+      [[entry()!.title, "Started · 1/3 · At: Step 2 · Halfway"]],
+    );
   });
 });
 
@@ -309,14 +343,20 @@ describe("N5 notification text", () => {
     win.blur();
     await until(
       "both connected",
-      () => r.shell.desk.snapshot().gateways.length === 2 && r.shell.desk.snapshot().gateways.every((g) => g.connection.state === "connected"),
+      () =>
+        r.shell.desk.snapshot().gateways.length === 2 && r.shell.desk.snapshot().gateways.every((g) => g.connection.state === "connected"),
       45_000,
     );
     const key = await agent.createSession();
     await put(key, { plan: plan("in_progress") });
     await until("one notice per Gateway", () => about(r, key).length === 2);
     const title = r.shell.desk.snapshot().gateways[0]!.cards.find((c) => c.sessionKey === key)!.title;
-    assert.deepEqual(about(r, key).map((n) => n.title).sort(), [`Home · ${title}`, `Work · ${title}`]);
+    assert.deepEqual(
+      about(r, key)
+        .map((n) => n.title)
+        .sort(),
+      [`Home · ${title}`, `Work · ${title}`],
+    );
   });
 });
 
@@ -332,7 +372,13 @@ describe("N6 away summary", () => {
     r.f.clock.advance(AWAY_MS);
     r.f.power.emit("resume");
     await until("the away summary", () => r.seen().length > before);
-    assert.deepEqual(r.seen().slice(before).map((n) => [n.title, n.body]), [["Progress Desk", "While you were away: 2 cards completed, 1 started"]]);
+    assert.deepEqual(
+      r
+        .seen()
+        .slice(before)
+        .map((n) => [n.title, n.body]),
+      [["Progress Desk", "While you were away: 2 cards completed, 1 started"]],
+    );
   });
 
   test("a short absence (locked for a moment) releases the milestones as they are, no summary", { timeout: 60_000 }, async () => {
@@ -359,7 +405,13 @@ describe("N6 away summary", () => {
     r.f.clock.advance(AWAY_MS);
     r.f.power.idleSeconds = 0;
     await until("the away summary", () => r.seen().length > before);
-    assert.deepEqual(r.seen().slice(before).map((n) => [n.title, n.body]), [["Progress Desk", "While you were away: 1 card completed, 1 started"]]);
+    assert.deepEqual(
+      r
+        .seen()
+        .slice(before)
+        .map((n) => [n.title, n.body]),
+      [["Progress Desk", "While you were away: 1 card completed, 1 started"]],
+    );
   });
 });
 
@@ -376,37 +428,43 @@ describe("N7 notifications unavailable", () => {
 });
 
 describe("P2 popover and P4 one state for every placement", () => {
-  test("the open popover and dashboard receive the same card; showing the popover marks finished work seen", { timeout: 60_000 }, async () => {
-    const r = await rig();
-    r.f.trays[0]!.emit("click");
-    const popover = await until("popover", () => r.f.windows.find((w) => w.urls[0]?.startsWith("app://desk/popover.html") && w.visible));
-    assert.ok(popover.focused, "the popover takes focus");
-    await r.shell.openPage("dashboard");
-    const dash = r.f.windows.find((w) => w.urls[0] === "app://desk/dashboard.html")!;
-    assert.ok(dash.visible);
-    const sentTo = (w: FakeWindow, key: string) =>
-      w.webContents.sent
-        .filter((m) => m.channel === "progress-desk:event")
-        .map((m) => (m.payload as { type: string; change?: DeskChange }).change)
-        .filter((c): c is Extract<DeskChange, { type: "card" }> => c?.type === "card" && c.entry.sessionKey === key && c.entry.card !== null)
-        .at(-1)?.entry;
-    popover.blur(); // the dashboard took the focus: the popover hides
-    const key = await r.write(plan("completed", "completed"), "All done");
-    const inPopover = await until("the card reached the popover", () => sentTo(popover, key));
-    const inDashboard = await until("the card reached the dashboard", () => sentTo(dash, key));
-    assert.deepEqual(inPopover, inDashboard);
-    assert.deepEqual(inPopover.card, r.shell.desk.snapshot().gateways[0]!.cards.find((c) => c.sessionKey === key)!.card);
+  test(
+    "the open popover and dashboard receive the same card; showing the popover marks finished work seen",
+    { timeout: 60_000 },
+    async () => {
+      const r = await rig();
+      r.f.trays[0]!.emit("click");
+      const popover = await until("popover", () => r.f.windows.find((w) => w.urls[0]?.startsWith("app://desk/popover.html") && w.visible));
+      assert.ok(popover.focused, "the popover takes focus");
+      await r.shell.openPage("dashboard");
+      const dash = r.f.windows.find((w) => w.urls[0] === "app://desk/dashboard.html")!;
+      assert.ok(dash.visible);
+      const sentTo = (w: FakeWindow, key: string) =>
+        w.webContents.sent
+          .filter((m) => m.channel === "progress-desk:event")
+          .map((m) => (m.payload as { type: string; change?: DeskChange }).change)
+          .filter(
+            (c): c is Extract<DeskChange, { type: "card" }> => c?.type === "card" && c.entry.sessionKey === key && c.entry.card !== null,
+          )
+          .at(-1)?.entry;
+      popover.blur(); // the dashboard took the focus: the popover hides
+      const key = await r.write(plan("completed", "completed"), "All done");
+      const inPopover = await until("the card reached the popover", () => sentTo(popover, key));
+      const inDashboard = await until("the card reached the dashboard", () => sentTo(dash, key));
+      assert.deepEqual(inPopover, inDashboard);
+      assert.deepEqual(inPopover.card, r.shell.desk.snapshot().gateways[0]!.cards.find((c) => c.sessionKey === key)!.card);
 
-    // The popover is hidden: the finished card waits as "ready"...
-    assert.equal(popover.visible, false);
-    await until("ready", () => r.shell.tray.current?.icon === "ready");
-    assert.match(r.f.trays[0]!.image, /readyTemplate\.png$/);
-    // ...until the person opens the popover with the global shortcut and sees it.
-    r.shell.settings.update({ popoverShortcut: "CommandOrControl+Shift+P" });
-    r.f.clock.advance(1000); // past the guard against the blur's own click
-    r.f.shortcuts.get("CommandOrControl+Shift+P")!();
-    await until("popover shown again", () => popover.visible);
-    await until("seen", () => r.shell.tray.current?.icon !== "ready");
-    assert.doesNotMatch(r.f.trays[0]!.image, /readyTemplate\.png$/);
-  });
+      // The popover is hidden: the finished card waits as "ready"...
+      assert.equal(popover.visible, false);
+      await until("ready", () => r.shell.tray.current?.icon === "ready");
+      assert.match(r.f.trays[0]!.image, /readyTemplate\.png$/);
+      // ...until the person opens the popover with the global shortcut and sees it.
+      r.shell.settings.update({ popoverShortcut: "CommandOrControl+Shift+P" });
+      r.f.clock.advance(1000); // past the guard against the blur's own click
+      r.f.shortcuts.get("CommandOrControl+Shift+P")!();
+      await until("popover shown again", () => popover.visible);
+      await until("seen", () => r.shell.tray.current?.icon !== "ready");
+      assert.doesNotMatch(r.f.trays[0]!.image, /readyTemplate\.png$/);
+    },
+  );
 });

@@ -23,7 +23,6 @@ let home: string;
 let f: FakeElectron;
 let shell: Shell;
 
-
 const tray = (): FakeTray => f.trays[0]!;
 const model = (): TrayModel => shell.tray.current!;
 const menuLabels = (): string[] => model().cards.map((r) => r.label);
@@ -61,7 +60,10 @@ describe("tray (P1) from real cards", () => {
     await until("tray title", () => tray().title.startsWith("1/3 "));
     // Written outside any run, the unfinished card is paused (R6): it needs a look.
     assert.match(tray().image, /attentionTemplate\.png$/);
-    assert.ok(menuLabels().some((l) => / — paused at Step 2 \(1\/3\)$/.test(l)), menuLabels().join(" | "));
+    assert.ok(
+      menuLabels().some((l) => / — paused at Step 2 \(1\/3\)$/.test(l)),
+      menuLabels().join(" | "),
+    );
     const imageCalls = tray().count("setImage");
 
     await agent.put(key, { plan: plan("completed", "completed", "completed") });
@@ -187,7 +189,11 @@ describe("pages over IPC", () => {
     const { FakeWebContents } = await import("./fake-electron.ts");
     await assert.rejects(f.invoke(new FakeWebContents(), "snapshot", []), /Refused/);
     assert.ok(f.warnings.some((w) => /refused "snapshot"/.test(w)));
-    await assert.rejects(f.invoke(win, "dismiss", [{ gatewayId: 1 }, 0, "x"]), /dismiss\(card, revision, confirmed\)/, "arguments are checked against the contract");
+    await assert.rejects(
+      f.invoke(win, "dismiss", [{ gatewayId: 1 }, 0, "x"]),
+      /dismiss\(card, revision, confirmed\)/,
+      "arguments are checked against the contract",
+    );
   });
 
   test("events reach every open window; a Gateway token saved from Settings never reaches the store, the disk in clear, or a page", async () => {
@@ -195,7 +201,11 @@ describe("pages over IPC", () => {
     const win = f.windows.find((w) => w.urls[0]?.startsWith("app://desk/settings.html"))!;
     const sentBefore = win.webContents.sent.length;
     await f.invoke(win, "saveGateway", [{ label: "Work", color: "#0a84ff", url: "ws://127.0.0.1:1", token: "s3cret-token-value" }]);
-    await until("settings event", () => win.webContents.sent.slice(sentBefore).some((m) => m.channel === "progress-desk:event" && (m.payload as { type: string }).type === "settings"));
+    await until("settings event", () =>
+      win.webContents.sent
+        .slice(sentBefore)
+        .some((m) => m.channel === "progress-desk:event" && (m.payload as { type: string }).type === "settings"),
+    );
     const everything = JSON.stringify([...f.store.entries()]) + JSON.stringify(win.webContents.sent);
     assert.ok(!everything.includes("s3cret-token-value"));
     await shell.settings.flush();
@@ -280,10 +290,21 @@ describe("tray glyphs and the OS appearance", () => {
   // not matter here, only which set of glyphs it comes from.
   async function shellOn(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, dark: boolean) {
     const dir = mkdtempSync(join(tmpdir(), "pd-shell-theme-"));
-    const fe = fakeElectron({ dataDir: dir, platform, env: { OPENCLAW_GATEWAY_URL: "ws://127.0.0.1:9", OPENCLAW_GATEWAY_TOKEN: "x".repeat(32), HOME: dir, ...env } });
+    const fe = fakeElectron({
+      dataDir: dir,
+      platform,
+      env: { OPENCLAW_GATEWAY_URL: "ws://127.0.0.1:9", OPENCLAW_GATEWAY_TOKEN: "x".repeat(32), HOME: dir, ...env },
+    });
     fe.theme.shouldUseDarkColors = dark;
     const s = await startShell(fe.deps);
-    return { fe, s, stop: async () => { await s.shutdown(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      fe,
+      s,
+      stop: async () => {
+        await s.shutdown();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
 
   test("Linux (KDE): black glyphs on a light theme, white after a switch to dark, and back", async () => {

@@ -110,7 +110,6 @@ describe("storeWindowFrames", () => {
       assert.deepEqual(map.get("windows"), { dashboard: { x: 1, y: 2, width: 300, height: 200 } }, String(damaged));
     }
   });
-
 });
 
 // The schema's effect, not its shape: `conf`, the library electron-store extends and hands
@@ -118,7 +117,13 @@ describe("storeWindowFrames", () => {
 // file. electron-store itself needs the Electron binary, which tests do not have.
 describe("STORE_SCHEMA in the store that enforces it", () => {
   const open = (cwd: string) =>
-    new Conf<Record<string, unknown>>({ projectName: "progress-desk-test", configName: "settings", cwd, schema: STORE_SCHEMA, clearInvalidConfig: true });
+    new Conf<Record<string, unknown>>({
+      projectName: "progress-desk-test",
+      configName: "settings",
+      cwd,
+      schema: STORE_SCHEMA,
+      clearInvalidConfig: true,
+    });
   const withDir = (fn: (dir: string) => void) => {
     const dir = mkdtempSync(join(tmpdir(), "pd-store-"));
     try {
@@ -133,7 +138,10 @@ describe("STORE_SCHEMA in the store that enforces it", () => {
       const store = open(dir);
       const frames = storeWindowFrames(store);
       frames.save("dashboard", { x: 1, y: 2, width: 300, height: 200 });
-      assert.throws(() => store.set("windows", { dashboard: { x: "1", y: 2, width: 300, height: 200 } }), /`windows\/dashboard\/x` must be number/);
+      assert.throws(
+        () => store.set("windows", { dashboard: { x: "1", y: 2, width: 300, height: 200 } }),
+        /`windows\/dashboard\/x` must be number/,
+      );
       assert.throws(() => store.set("windows", { dashboard: { x: 1, y: 2, width: 300 } }), /must have required property 'height'/);
       assert.deepEqual(storeWindowFrames(open(dir)).load("dashboard"), { x: 1, y: 2, width: 300, height: 200 }, "read back from the file");
     });
@@ -159,7 +167,11 @@ describe("STORE_SCHEMA in the store that enforces it", () => {
   test("settings: what the settings store writes reads back unchanged", async () => {
     await withDirAsync(async (dir) => {
       const settings = new SettingsStore(storeSettingsBackend(open(dir)), await CredentialVault.open(memoryStorage()));
-      settings.update({ showCards: false, detector: { pollingRepeats: 7 }, notifications: { quietHours: { enabled: true, start: "21:30" } } });
+      settings.update({
+        showCards: false,
+        detector: { pollingRepeats: 7 },
+        notifications: { quietHours: { enabled: true, start: "21:30" } },
+      });
       settings.saveGateway({ label: "Home", color: "#0a84ff", url: "ws://127.0.0.1:18789" });
       await settings.flush();
       const again = new SettingsStore(storeSettingsBackend(open(dir)), await CredentialVault.open(memoryStorage()));

@@ -126,7 +126,10 @@ describe("menuTemplate", () => {
     click(submenu[0]);
     assert.deepEqual(log, ["openSession work/agent:ops:b"]);
     // Without any route there is no such item (the macOS test above shows the whole menu).
-    assert.equal(menuTemplate(model(), actions, "darwin").find((i) => i.label === "Open Session"), undefined);
+    assert.equal(
+      menuTemplate(model(), actions, "darwin").find((i) => i.label === "Open Session"),
+      undefined,
+    );
   });
 
   test("a card row opens exactly the ref it was built with", () => {
@@ -149,7 +152,11 @@ describe("menuTemplate", () => {
 
   test("an offline Gateway that also needs the person goes to Settings, not retry", () => {
     const { actions, log } = recordingActions();
-    const items = menuTemplate(model({ cards: [], connections: [{ gatewayId: "x", state: "offline", label: "X", needsAction: true }] }), actions, "darwin");
+    const items = menuTemplate(
+      model({ cards: [], connections: [{ gatewayId: "x", state: "offline", label: "X", needsAction: true }] }),
+      actions,
+      "darwin",
+    );
     const row = items.find((i) => i.label === "X");
     assert.equal(row?.sublabel, undefined);
     click(row);
@@ -193,7 +200,10 @@ describe("menuTemplate", () => {
   test("Windows has no such first item", () => {
     const { actions } = recordingActions();
     assert.equal(menuTemplate(model(), actions, "win32")[0]?.label, "Home · Repair session owner — tests (2/5)");
-    assert.equal(menuTemplate(model(), actions, "darwin").some((i) => i.label === "Show Task Progress"), false);
+    assert.equal(
+      menuTemplate(model(), actions, "darwin").some((i) => i.label === "Show Task Progress"),
+      false,
+    );
   });
 });
 
@@ -298,7 +308,13 @@ describe("TrayController", () => {
     controller.refreshIcon();
     assert.deepEqual(tray.calls, [["setImage", "icons/disconnectedWhite.png"]]);
     controller.render(model());
-    assert.deepEqual(tray.calls.filter((c) => c[0] === "setImage"), [["setImage", "icons/disconnectedWhite.png"], ["setImage", "icons/workingWhite.png"]]);
+    assert.deepEqual(
+      tray.calls.filter((c) => c[0] === "setImage"),
+      [
+        ["setImage", "icons/disconnectedWhite.png"],
+        ["setImage", "icons/workingWhite.png"],
+      ],
+    );
   });
 
   test("the menu is rebuilt when a card row, the overflow count or a connection changes", () => {
@@ -307,24 +323,45 @@ describe("TrayController", () => {
     controller.render(base);
     controller.render({ ...base, cards: [{ ...base.cards[0]!, label: "Home · Repair session owner — tests (3/5)" }, base.cards[1]!] });
     assert.equal(menus.length, 2);
-    controller.render({ ...base, cards: [{ ...base.cards[0]!, label: "Home · Repair session owner — tests (3/5)" }, base.cards[1]!], moreCards: 1 });
+    controller.render({
+      ...base,
+      cards: [{ ...base.cards[0]!, label: "Home · Repair session owner — tests (3/5)" }, base.cards[1]!],
+      moreCards: 1,
+    });
     assert.equal(menus.length, 3);
     controller.render({ ...base, moreCards: 1 });
     assert.equal(menus.length, 4);
-    controller.render({ ...base, moreCards: 1, connections: [{ gatewayId: "home", state: "offline", label: "Home: Offline — retrying now", needsAction: false }] });
+    controller.render({
+      ...base,
+      moreCards: 1,
+      connections: [{ gatewayId: "home", state: "offline", label: "Home: Offline — retrying now", needsAction: false }],
+    });
     assert.equal(menus.length, 5);
     // A row that points at another card with the same label is a change too.
-    controller.render({ ...base, moreCards: 1, connections: [{ gatewayId: "home", state: "offline", label: "Home: Offline — retrying now", needsAction: false }], cards: [{ ...base.cards[0]!, ref: refB }, base.cards[1]!] });
+    controller.render({
+      ...base,
+      moreCards: 1,
+      connections: [{ gatewayId: "home", state: "offline", label: "Home: Offline — retrying now", needsAction: false }],
+      cards: [{ ...base.cards[0]!, ref: refB }, base.cards[1]!],
+    });
     assert.equal(menus.length, 6);
     // Row state and "asks" are not shown in the menu: no rebuild.
-    controller.render({ ...base, moreCards: 1, connections: [{ gatewayId: "home", state: "offline", label: "Home: Offline — retrying now", needsAction: false }], cards: [{ ...base.cards[0]!, ref: refB, asks: true, state: "paused" }, base.cards[1]!] });
+    controller.render({
+      ...base,
+      moreCards: 1,
+      connections: [{ gatewayId: "home", state: "offline", label: "Home: Offline — retrying now", needsAction: false }],
+      cards: [{ ...base.cards[0]!, ref: refB, asks: true, state: "paused" }, base.cards[1]!],
+    });
     assert.equal(menus.length, 6);
   });
 
   test("an icon equal to the initial one is not set again", () => {
     const { controller, tray } = setup("darwin", "working");
     controller.render(model());
-    assert.equal(tray.calls.some((c) => c[0] === "setImage"), false);
+    assert.equal(
+      tray.calls.some((c) => c[0] === "setImage"),
+      false,
+    );
   });
 
   test("macOS: left click toggles the popover, right click pops up the current menu", () => {
@@ -341,7 +378,11 @@ describe("TrayController", () => {
     controller.render(model({ moreCards: 2 }));
     tray.emit("right-click");
     assert.deepEqual(tray.calls.at(-1), ["popUpContextMenu", menus[1]]);
-    assert.equal(tray.calls.some((c) => c[0] === "setContextMenu"), false, "macOS never sets a context menu");
+    assert.equal(
+      tray.calls.some((c) => c[0] === "setContextMenu"),
+      false,
+      "macOS never sets a context menu",
+    );
   });
 
   test("Linux: no title, no click handlers, the menu set as the context menu on each change", () => {

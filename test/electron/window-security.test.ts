@@ -2,7 +2,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Session, WebContents } from "electron";
-import { isAllowedRequest, lockNavigation, lockSession, secureWebPreferences, type LockableSession, type NavigationTarget } from "../../main/electron/window-security.ts";
+import {
+  isAllowedRequest,
+  lockNavigation,
+  lockSession,
+  secureWebPreferences,
+  type LockableSession,
+  type NavigationTarget,
+} from "../../main/electron/window-security.ts";
 import { fakeEvent, FakeWebContents } from "./fake-electron.ts";
 
 function locked(): { contents: FakeWebContents; opened: string[] } {

@@ -31,7 +31,10 @@ async function watchedDesk(url: string): Promise<{ d: DeskHarness; timers: Retur
 async function setup(handle?: Parameters<typeof startFakeGateway>[0]): Promise<{ fake: FakeGateway; d: DeskHarness }> {
   const fake = await startFakeGateway(handle);
   const d = await startDesk({ url: fake.url, token: "t".repeat(64) });
-  cleanups.push(() => fake.close(), () => d.stop());
+  cleanups.push(
+    () => fake.close(),
+    () => d.stop(),
+  );
   return { fake, d };
 }
 
@@ -40,7 +43,9 @@ const gets = (fake: FakeGateway) => fake.requests.filter((r) => r.method === "pr
 describe("malformed frames", () => {
   test("garbage frames are ignored; the connection and the cards carry on", async () => {
     let revision = 1;
-    const { fake, d } = await setup({ handle: (req) => (req.method === "progressCard.get" ? { ok: true, payload: { card: card(KEY, revision) } } : undefined) });
+    const { fake, d } = await setup({
+      handle: (req) => (req.method === "progressCard.get" ? { ok: true, payload: { card: card(KEY, revision) } } : undefined),
+    });
     await d.waitForState("connected", 10_000);
     const s = fake.socket()!;
     const since = d.changes.length;
@@ -57,7 +62,11 @@ describe("malformed frames", () => {
     s.event("progressCard.changed", { sessionKey: KEY, revision: 1 });
     const e = await d.waitForCard(KEY, (x) => x.card?.revision === 1);
     assert.equal(e.card?.markdown, "Revision 1");
-    assert.deepEqual(d.changes.slice(since).filter((c) => c.type === "connection"), [], "the connection never changed state");
+    assert.deepEqual(
+      d.changes.slice(since).filter((c) => c.type === "connection"),
+      [],
+      "the connection never changed state",
+    );
     assert.equal(d.desk.snapshot().gateways[0]!.connection.state, "connected");
     revision = 2;
     s.event("progressCard.changed", { sessionKey: KEY, revision: 2 });
@@ -66,7 +75,9 @@ describe("malformed frames", () => {
 
   test("a malformed or oversized card from the wire is an error state for that card, keeping the last good one", async () => {
     let reply: unknown = card(KEY, 1);
-    const { fake, d } = await setup({ handle: (req) => (req.method === "progressCard.get" ? { ok: true, payload: { card: reply } } : undefined) });
+    const { fake, d } = await setup({
+      handle: (req) => (req.method === "progressCard.get" ? { ok: true, payload: { card: reply } } : undefined),
+    });
     await d.waitForState("connected", 10_000);
     const s = fake.socket()!;
     s.event("progressCard.changed", { sessionKey: KEY, revision: 1 });
@@ -74,7 +85,15 @@ describe("malformed frames", () => {
     const bad: [unknown, RegExp][] = [
       [card(KEY, 2, { markdown: "x".repeat(8193) }), /8193 bytes, over the 8192-byte limit/],
       [card(KEY, 3, { steps: "nope" }), /steps is not a list/],
-      [card(KEY, 4, { steps: [{ step: "a", status: "in_progress" }, { step: "b", status: "in_progress" }] }), /more than one in_progress/],
+      [
+        card(KEY, 4, {
+          steps: [
+            { step: "a", status: "in_progress" },
+            { step: "b", status: "in_progress" },
+          ],
+        }),
+        /more than one in_progress/,
+      ],
       [card(KEY, 5, { steps: [{ step: "a", status: "sleeping" }] }), /unknown status/],
       [card(KEY, "6" as unknown as number), /revision/],
       [card(KEY, 7, { steps: Array.from({ length: 51 }, () => ({ step: "s", status: "pending" })) }), /51 steps/],
@@ -97,7 +116,9 @@ describe("malformed frames", () => {
 
 describe("sequence gap", () => {
   test("dropped events make the store list and read everything again", async () => {
-    const { fake, d } = await setup({ handle: (req) => (req.method === "progressCard.get" ? { ok: true, payload: { card: card(KEY, 1) } } : undefined) });
+    const { fake, d } = await setup({
+      handle: (req) => (req.method === "progressCard.get" ? { ok: true, payload: { card: card(KEY, 1) } } : undefined),
+    });
     await d.waitForState("connected", 10_000);
     const s = fake.socket()!;
     s.event("progressCard.changed", { sessionKey: KEY, revision: 1 }, 1);
@@ -108,7 +129,10 @@ describe("sequence gap", () => {
     s.event("tick", { ts: Date.now() }, 5); // seq 2–4 never arrive
     await until("the card to be read again", () => gets(fake).length > readsBefore);
     assert.equal(rosterLists(), listsBefore + 1, "the roster was listed again");
-    assert.ok(fake.requests.some((r) => r.method === "sessions.list" && r.params.hasBoard === true), "and the boards");
+    assert.ok(
+      fake.requests.some((r) => r.method === "sessions.list" && r.params.hasBoard === true),
+      "and the boards",
+    );
   });
 });
 
@@ -118,7 +142,11 @@ describe("participation (P4)", () => {
     const { fake, d } = await setup({
       handle: (req) => {
         if (req.method !== "progressCard.get") return undefined;
-        if (deny) return { ok: false, error: { code: "INVALID_REQUEST", message: "participation required", details: { code: "SESSION_PARTICIPATION_REQUIRED" } } };
+        if (deny)
+          return {
+            ok: false,
+            error: { code: "INVALID_REQUEST", message: "participation required", details: { code: "SESSION_PARTICIPATION_REQUIRED" } },
+          };
         return { ok: true, payload: { card: card(KEY, 2) } };
       },
     });
@@ -140,7 +168,9 @@ describe("participation (P4)", () => {
     const { fake, d } = await setup({
       handle: (req) => {
         if (req.method !== "progressCard.get") return undefined;
-        return fail ? { ok: false, error: { code: "UNAVAILABLE", message: "database is busy", retryable: true } } : { ok: true, payload: { card: card(KEY, 4) } };
+        return fail
+          ? { ok: false, error: { code: "UNAVAILABLE", message: "database is busy", retryable: true } }
+          : { ok: true, payload: { card: card(KEY, 4) } };
       },
     });
     await d.waitForState("connected", 10_000);
@@ -161,7 +191,11 @@ describe("connection failures a local Gateway never sends", () => {
     const fake = await startFakeGateway({
       onConnect: () => ({
         ok: false,
-        error: { code: "NOT_PAIRED", message: "pairing required", details: { code: "PAIRING_REQUIRED", reason: "not-paired", requestId: "req-7f3a", deviceId: "d" } },
+        error: {
+          code: "NOT_PAIRED",
+          message: "pairing required",
+          details: { code: "PAIRING_REQUIRED", reason: "not-paired", requestId: "req-7f3a", deviceId: "d" },
+        },
       }),
     });
     cleanups.push(() => fake.close());
@@ -183,7 +217,10 @@ describe("connection failures a local Gateway never sends", () => {
     const bin = join(import.meta.dirname, "..", "..", "dist", "main", "cli", "progress-desk.js");
     if (!existsSync(bin)) throw new Error("run `npm run build` first (npm test does)");
     const fake = await startFakeGateway({
-      onConnect: () => ({ ok: false, error: { code: "NOT_PAIRED", message: "pairing required", details: { code: "PAIRING_REQUIRED", requestId: "req-99" } } }),
+      onConnect: () => ({
+        ok: false,
+        error: { code: "NOT_PAIRED", message: "pairing required", details: { code: "PAIRING_REQUIRED", requestId: "req-99" } },
+      }),
     });
     cleanups.push(() => fake.close());
     const home = mkdtempSync(join(tmpdir(), "pd-fault-"));
@@ -263,7 +300,12 @@ describe("agent scope (G4)", () => {
     await until("the agent key's read", () => gets(fake).some((r) => r.params.sessionKey === KEY));
     assert.deepEqual(gets(fake).find((r) => r.params.sessionKey === KEY)?.params, { sessionKey: KEY });
 
-    const old = await startFakeGateway({ onConnect: () => ({ ok: true, payload: helloOk({ features: { methods: ["progressCard.get", "sessions.subscribe"], events: [], capabilities: [] } }) }) });
+    const old = await startFakeGateway({
+      onConnect: () => ({
+        ok: true,
+        payload: helloOk({ features: { methods: ["progressCard.get", "sessions.subscribe"], events: [], capabilities: [] } }),
+      }),
+    });
     cleanups.push(() => old.close());
     const d2 = await startDesk({ url: old.url, token: "t".repeat(64) });
     cleanups.push(() => d2.stop());

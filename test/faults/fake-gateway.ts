@@ -46,14 +46,25 @@ export type ReadLedger = {
   inFlight: number;
 };
 
-export const FAKE_METHODS = ["progressCard.get", "progressCard.put", "progressCard.refresh", "sessions.subscribe", "sessions.list", "board.get"];
+export const FAKE_METHODS = [
+  "progressCard.get",
+  "progressCard.put",
+  "progressCard.refresh",
+  "sessions.subscribe",
+  "sessions.list",
+  "board.get",
+];
 
 export function helloOk(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     type: "hello-ok",
     protocol: 4,
     server: { version: "fake" },
-    features: { methods: FAKE_METHODS, events: ["progressCard.changed", "sessions.changed"], capabilities: ["progress-card-agent-scope-v1"] },
+    features: {
+      methods: FAKE_METHODS,
+      events: ["progressCard.changed", "sessions.changed"],
+      capabilities: ["progress-card-agent-scope-v1"],
+    },
     auth: { role: "operator", scopes: ["operator.read", "operator.write"] },
     policy: { tickIntervalMs: 30_000 },
     ...overrides,
@@ -152,5 +163,12 @@ function defaultReply(req: FakeRequest): FakeReply {
 }
 
 export function card(sessionKey: string, revision: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { sessionKey, revision, updatedAt: Date.now(), markdown: `Revision ${revision}`, steps: [{ step: "Work", status: "in_progress" }], ...extra };
+  return {
+    sessionKey,
+    revision,
+    updatedAt: Date.now(),
+    markdown: `Revision ${revision}`,
+    steps: [{ step: "Work", status: "in_progress" }],
+    ...extra,
+  };
 }

@@ -14,7 +14,17 @@ import { DESK_METHODS } from "../../common/contract.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
-import { connect, frame, httpGet, rawBridge, ServerFrames, startHostProcess, textFrame, upgradeRequest, type HostProcess } from "./host-process.ts";
+import {
+  connect,
+  frame,
+  httpGet,
+  rawBridge,
+  ServerFrames,
+  startHostProcess,
+  textFrame,
+  upgradeRequest,
+  type HostProcess,
+} from "./host-process.ts";
 
 const HTTP_CASES = 2000;
 const WS_CONNECTIONS = 300;
@@ -185,7 +195,16 @@ function junkValue(rng: Rng, depth = 0): unknown {
     () => null,
     () => rng.chance(0.5),
     () => rng.pick([0, -1, 1.5, 2 ** 53, -(2 ** 63), Number.MAX_VALUE]),
-    () => rng.pick(["", "x".repeat(rng.int(5000)), "ws://127.0.0.1:1", "javascript:alert(1)", "file:///etc/passwd", "settings", ...PROTO_NAMES]),
+    () =>
+      rng.pick([
+        "",
+        "x".repeat(rng.int(5000)),
+        "ws://127.0.0.1:1",
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "settings",
+        ...PROTO_NAMES,
+      ]),
   ]);
   if (depth > 2 || rng.chance(0.5)) return leaf();
   if (rng.chance(0.5)) return Array.from({ length: rng.int(5) }, () => junkValue(rng, depth + 1));
@@ -209,7 +228,7 @@ function requestText(rng: Rng): string {
       '{"id":1,"method":"snapshot","args":[]',
       '{"__proto__":{"method":"snapshot"},"id":2}',
       '{"id":{"toString":1},"method":"getSettings"}',
-      "\"".repeat(rng.int(100)),
+      '"'.repeat(rng.int(100)),
       "[".repeat(5000),
     ]);
   }
@@ -249,7 +268,11 @@ function wsFrame(rng: Rng): Buffer {
       const text = Buffer.from(requestText(rng));
       const cut = rng.int(text.length + 1);
       // fragmented, a ping between the fragments
-      return Buffer.concat([frame(0x1, text.subarray(0, cut), { fin: false }), frame(0x9, Buffer.alloc(0)), frame(0x0, text.subarray(cut))]);
+      return Buffer.concat([
+        frame(0x1, text.subarray(0, cut), { fin: false }),
+        frame(0x9, Buffer.alloc(0)),
+        frame(0x0, text.subarray(cut)),
+      ]);
     }
     case 9: {
       const f = textFrame(requestText(rng));
@@ -326,19 +349,26 @@ test("the host survives thousands of malformed requests and frames, and still de
   try {
     const key = await agent.createSession();
     await agent.put(key, { markdown: "after the fuzz" });
-    await until("the card to reach the bridge client", () =>
-      events.some((e) => e.type === "change" && e.change.type === "card" && e.change.entry.sessionKey === key && e.change.entry.card),
-    30_000);
+    await until(
+      "the card to reach the bridge client",
+      () => events.some((e) => e.type === "change" && e.change.type === "card" && e.change.entry.sessionKey === key && e.change.entry.card),
+      30_000,
+    );
   } finally {
     ws.close();
   }
 
   // Memory comes back near where it started: garbage is collected, nothing per connection is kept.
   const boundKiB = baselineKiB + 64 * 1024;
-  const settled = await until("the host's memory to settle", () => {
-    const rss = host.rssKiB();
-    return rss <= boundKiB ? rss : null;
-  }, 30_000, 250).catch(() => host.rssKiB());
+  const settled = await until(
+    "the host's memory to settle",
+    () => {
+      const rss = host.rssKiB();
+      return rss <= boundKiB ? rss : null;
+    },
+    30_000,
+    250,
+  ).catch(() => host.rssKiB());
   t.diagnostic(`RSS: ${baselineKiB} KiB before, ${settled} KiB after`);
   assert.ok(settled <= boundKiB, `RSS ${settled} KiB after the fuzz, ${baselineKiB} KiB before (seed ${seed})`);
   assert.equal(host.alive(), true);

@@ -10,7 +10,16 @@ import WebSocket from "ws";
 import net from "node:net";
 import { until } from "../harness/until.ts";
 import { DEFAULT_HOST_LIMITS } from "../../main/host/host-server.ts";
-import { connect, httpGet, rawBridge, ServerFrames, startHostProcess, textFrame, upgradeRequest, type HostProcess } from "./host-process.ts";
+import {
+  connect,
+  httpGet,
+  rawBridge,
+  ServerFrames,
+  startHostProcess,
+  textFrame,
+  upgradeRequest,
+  type HostProcess,
+} from "./host-process.ts";
 
 let host: HostProcess;
 
@@ -141,7 +150,10 @@ describe("what a client without the secret can do", () => {
     } finally {
       for (const s of held) s.destroy();
     }
-    await until("a free slot", async () => (await httpGet(host.port, `/${host.secret}/popover.html`).catch(() => ({ status: 0 }))).status === 200);
+    await until(
+      "a free slot",
+      async () => (await httpGet(host.port, `/${host.secret}/popover.html`).catch(() => ({ status: 0 }))).status === 200,
+    );
     assert.equal(host.alive(), true);
   });
 });

@@ -216,4 +216,5 @@ export function frame(opcode: number, payload: Buffer, opts: FrameOptions = {}):
   return Buffer.concat([Buffer.from(head), ext, key, masked]);
 }
 
-export const textFrame = (text: string | Buffer, opts?: FrameOptions): Buffer => frame(0x1, Buffer.isBuffer(text) ? text : Buffer.from(text), opts);
+export const textFrame = (text: string | Buffer, opts?: FrameOptions): Buffer =>
+  frame(0x1, Buffer.isBuffer(text) ? text : Buffer.from(text), opts);

@@ -47,7 +47,12 @@ export async function startTrapGateway(): Promise<TrapGateway> {
         return;
       }
       // Enough for the client to settle: an empty roster, no cards.
-      const payload = frame.method === "sessions.subscribe" ? { subscribed: true, list: { sessions: [] } } : frame.method === "sessions.list" ? { sessions: [] } : { card: null };
+      const payload =
+        frame.method === "sessions.subscribe"
+          ? { subscribed: true, list: { sessions: [] } }
+          : frame.method === "sessions.list"
+            ? { sessions: [] }
+            : { card: null };
       send({ type: "res", id: frame.id, ok: true, payload });
     });
   });

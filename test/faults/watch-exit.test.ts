@@ -40,7 +40,11 @@ describe("watch: Gateway update required exits 5", () => {
   test("FAKE Gateway that demands a newer client version at connect", { timeout: 60_000 }, async () => {
     const refuse: FakeReply = {
       ok: false,
-      error: { code: "INVALID_REQUEST", message: "client version 0.1.0 is too old for this gateway", details: { code: "CLIENT_VERSION_MISMATCH" } },
+      error: {
+        code: "INVALID_REQUEST",
+        message: "client version 0.1.0 is too old for this gateway",
+        details: { code: "CLIENT_VERSION_MISMATCH" },
+      },
     };
     const fake = await startFakeGateway({ onConnect: () => refuse });
     cleanups.push(() => fake.close());
@@ -48,8 +52,14 @@ describe("watch: Gateway update required exits 5", () => {
     assert.equal(r.status, 5, `stderr: ${r.stderr}`);
     assert.match(r.stderr, /not compatible with this app \(CLIENT_VERSION_MISMATCH\)/);
     assert.match(r.stderr, /Update OpenClaw on the Gateway host/);
-    const states = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; state?: string });
-    assert.ok(states.some((l) => l.type === "connection" && l.state === "update_required"), r.stdout);
+    const states = r.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; state?: string });
+    assert.ok(
+      states.some((l) => l.type === "connection" && l.state === "update_required"),
+      r.stdout,
+    );
     assert.equal(fake.connections, 1, "no retries against a Gateway that needs an update");
   });
 

@@ -46,15 +46,17 @@ function track(key: () => string | null, opts: Partial<ActivityOptions> = {}) {
   return { tracker, emits, stop: () => (trackers.delete(tracker), tracker.dispose()) };
 }
 
-
-before(async () => {
-  model = await startScriptedModel();
-  gw = await startGateway({ model });
-  user = await connectBareClient(gw);
-  observer = await connectBareClient(gw);
-  pump = setInterval(feed, 10);
-  await warmUpAgent(user, gw);
-}, { timeout: 300_000 });
+before(
+  async () => {
+    model = await startScriptedModel();
+    gw = await startGateway({ model });
+    user = await connectBareClient(gw);
+    observer = await connectBareClient(gw);
+    pump = setInterval(feed, 10);
+    await warmUpAgent(user, gw);
+  },
+  { timeout: 300_000 },
+);
 
 after(async () => {
   if (pump) clearInterval(pump);
@@ -98,14 +100,24 @@ describe("activity from real agent runs", () => {
       assert.equal(last.current, null);
       assert.equal(last.runId, null);
       assert.equal(last.stall, null);
-      assert.deepEqual(fresh.tracker.get(GW, k)?.lines.map((l) => l.label), ["Read · AGENTS.md", "Shell · print text", "Progress card"]);
-      assert.deepEqual(status.tracker.get(GW, k)?.lines.map((l) => l.label), ["Read · AGENTS.md", "Shell", "Shell", "Progress card"]);
+      assert.deepEqual(
+        fresh.tracker.get(GW, k)?.lines.map((l) => l.label),
+        ["Read · AGENTS.md", "Shell · print text", "Progress card"],
+      );
+      assert.deepEqual(
+        status.tracker.get(GW, k)?.lines.map((l) => l.label),
+        ["Read · AGENTS.md", "Shell", "Shell", "Progress card"],
+      );
       // While the run lived, the emits showed it live with a current line, and lines only grew.
       const liveEmit = all.emits.find((a) => a.live && a.current !== null);
       assert.ok(liveEmit, "an emit while the run was live");
       assert.equal(liveEmit.runId, turn.runId);
       const labels = last.lines.map((l) => l.label);
-      for (const a of all.emits) assert.deepEqual(a.lines.map((l) => l.label), labels.slice(0, a.lines.length));
+      for (const a of all.emits)
+        assert.deepEqual(
+          a.lines.map((l) => l.label),
+          labels.slice(0, a.lines.length),
+        );
       assert.ok(all.emits.length <= 12, `${all.emits.length} emits for one short turn`);
     } finally {
       all.stop();
@@ -143,7 +155,9 @@ describe("activity from real agent runs", () => {
       assert.equal(flagged.live, true);
       const changed = await user.waitForEvent((e) => e.event === "progressCard.changed" && p(e).sessionKey === k, 30_000);
       assert.equal(p(changed).revision, 1);
-      await until("the flag cleared while the run is live", () => t.emits.find((a) => a.live && a.stall === null && a.current?.tool === "progress_card"));
+      await until("the flag cleared while the run is live", () =>
+        t.emits.find((a) => a.live && a.stall === null && a.current?.tool === "progress_card"),
+      );
       assert.equal((await turn).phase, "end");
     } finally {
       t.stop();
@@ -158,7 +172,10 @@ describe("activity from real agent runs", () => {
     try {
       key = await user.createSession();
       const k = key;
-      const turn = user.runTurn(k, [{ tool: "exec", args: { command: "echo once" } }, { text: "done", delayMs: 5000 }]);
+      const turn = user.runTurn(k, [
+        { tool: "exec", args: { command: "echo once" } },
+        { text: "done", delayMs: 5000 },
+      ]);
       await until("the exec line", () => t.tracker.get(GW, k)?.lines.at(-1)?.status === "done");
       // The model is "thinking" for 5 s, so the run stays live; 2 s pass for the tracker.
       t.tracker.tick();

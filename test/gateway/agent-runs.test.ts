@@ -21,14 +21,17 @@ let user: BareClient; // sends the chat turns
 let d: DeskHarness;
 const home = mkdtempSync(join(tmpdir(), "pd-agent-runs-"));
 
-before(async () => {
-  model = await startScriptedModel();
-  gw = await startGateway({ model });
-  user = await connectBareClient(gw);
-  d = await startDesk(gw);
-  await d.waitForState("connected", 45_000);
-  await warmUpAgent(user, gw);
-}, { timeout: 300_000 });
+before(
+  async () => {
+    model = await startScriptedModel();
+    gw = await startGateway({ model });
+    user = await connectBareClient(gw);
+    d = await startDesk(gw);
+    await d.waitForState("connected", 45_000);
+    await warmUpAgent(user, gw);
+  },
+  { timeout: 300_000 },
+);
 
 after(async () => {
   d?.stop();
@@ -43,10 +46,14 @@ describe("agent-written cards", () => {
     const env: NodeJS.ProcessEnv = Object.fromEntries(
       Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
     );
-    const watch = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const watch = spawn(
+      process.execPath,
+      [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token],
+      {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
     try {
@@ -58,7 +65,10 @@ describe("agent-written cards", () => {
         { step: "Run the suite", status: "pending" as const },
       ];
       const turn = await user.runTurn(key, [
-        { tool: "progress_card", args: { plan: steps, markdown: '<progress aria-label="Checks · 1/3" value="1" max="3"></progress>\n\nFixing it' } },
+        {
+          tool: "progress_card",
+          args: { plan: steps, markdown: '<progress aria-label="Checks · 1/3" value="1" max="3"></progress>\n\nFixing it' },
+        },
         { text: "Working" },
       ]);
       assert.equal(turn.phase, "end");

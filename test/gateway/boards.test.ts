@@ -32,7 +32,11 @@ test("pins on boards are found on connect and followed on board.changed; their c
   await agent.put(worker, { plan: plan("completed", "in_progress") });
   await pin(board, "worker-progress", worker);
   await pin(board, "own-progress"); // no props: the board's own session
-  await agent.request("board.widget.put", { sessionKey: board, name: "notes", content: { kind: "html", html: "<p>not a progress widget</p>" } });
+  await agent.request("board.widget.put", {
+    sessionKey: board,
+    name: "notes",
+    content: { kind: "html", html: "<p>not a progress widget</p>" },
+  });
 
   const d = await startDesk(gw);
   try {
@@ -41,10 +45,13 @@ test("pins on boards are found on connect and followed on board.changed; their c
     assert.ok(boards.type === "boards");
     assert.equal(boards.boards.supported, true);
     const pins = boards.boards.pins.map((p) => [p.widget, p.sessionKey, p.boardSessionKey]).sort();
-    assert.deepEqual(pins, [
-      ["own-progress", board, board],
-      ["worker-progress", worker, board],
-    ].sort());
+    assert.deepEqual(
+      pins,
+      [
+        ["own-progress", board, board],
+        ["worker-progress", worker, board],
+      ].sort(),
+    );
     const e = await d.waitForCard(worker, (x) => x.card !== null);
     assert.equal(e.derived?.completed, 1);
 

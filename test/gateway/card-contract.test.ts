@@ -141,7 +141,10 @@ describe("G4 agent scope", () => {
     assert.equal(ghost.e?.card ?? null, null, "never another agent's card");
 
     // A later write arrives as a hint for agent:main:global; the same pair is read again.
-    const done: PlanStep[] = [{ step: "Collect", status: "completed" }, { step: "Summarise", status: "completed" }];
+    const done: PlanStep[] = [
+      { step: "Collect", status: "completed" },
+      { step: "Summarise", status: "completed" },
+    ];
     const r2 = (await put(done)).card!.revision;
     const followed = await until("the newer revision", () => {
       const e = d.desk.entry(d.gatewayId, "global", "main");

@@ -41,12 +41,15 @@ const desk = async (opts: Parameters<typeof startDesk>[1]): Promise<DeskHarness>
   return d;
 };
 
-before(async () => {
-  model = await startScriptedModel();
-  gw = await startGateway({ model });
-  user = await connectBareClient(gw);
-  await warmUpAgent(user, gw);
-}, { timeout: 300_000 });
+before(
+  async () => {
+    model = await startScriptedModel();
+    gw = await startGateway({ model });
+    user = await connectBareClient(gw);
+    await warmUpAgent(user, gw);
+  },
+  { timeout: 300_000 },
+);
 
 after(async () => {
   for (const d of desks) d.stop();
@@ -57,47 +60,61 @@ after(async () => {
 });
 
 describe("card timing on a real Gateway", () => {
-  test("steps spaced by known delays get their durations; the estimate comes after two steps and goes when the run pauses", { timeout: 120_000 }, async () => {
-    const d = await desk({ history: openHistoryFile(historyPath(tempDir())) });
-    const key = await user.createSession();
-    const seen: CardEntry[] = [];
-    const off = d.desk.subscribe((c) => {
-      if (c.type === "card" && c.entry.sessionKey === key && c.entry.card) seen.push(c.entry);
-    });
-    try {
-      const turn = user.runTurn(key, [
-        { tool: "progress_card", args: { plan: plan("in_progress", "pending", "pending", "pending") } },
-        { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending", "pending") }, delayMs: 1500 },
-        { tool: "progress_card", args: { plan: plan("completed", "completed", "in_progress", "pending") }, delayMs: 3000 },
-        // The run stays alive a while with two steps done, then ends with the plan unfinished.
-        { text: "Stopping here for now", delayMs: 4000 },
-      ]);
-      const withEstimate = await d.waitForCard(key, (e) => e.derived?.state === "active" && (e.timing?.estimate ?? null) !== null, 60_000);
-      assert.equal(withEstimate.derived?.completed, 2);
-      assert.ok(seen.every((e) => e.derived!.completed >= 2 || e.timing?.estimate === null), "no estimate before two steps were done");
-      // The Gateway's own write times say how far apart the revisions really were.
-      const written = new Map(seen.map((e) => [e.card!.revision, e.card!.updatedAt]));
-      const steps = withEstimate.timing!.steps;
-      for (const [i, delay] of [[0, 1500], [1, 3000]] as const) {
-        const ours = stepDuration(steps[i]!);
-        assert.notEqual(ours, null, `step ${i + 1} has a duration`);
-        const theirs = written.get(i + 2)! - written.get(i + 1)!;
-        assert.ok(theirs >= delay, `the model really waited ${delay} ms (Gateway: ${theirs} ms)`);
-        assert.ok(Math.abs(ours! - theirs) <= 1000, `step ${i + 1}: ${ours} ms observed vs ${theirs} ms written`);
+  test(
+    "steps spaced by known delays get their durations; the estimate comes after two steps and goes when the run pauses",
+    { timeout: 120_000 },
+    async () => {
+      const d = await desk({ history: openHistoryFile(historyPath(tempDir())) });
+      const key = await user.createSession();
+      const seen: CardEntry[] = [];
+      const off = d.desk.subscribe((c) => {
+        if (c.type === "card" && c.entry.sessionKey === key && c.entry.card) seen.push(c.entry);
+      });
+      try {
+        const turn = user.runTurn(key, [
+          { tool: "progress_card", args: { plan: plan("in_progress", "pending", "pending", "pending") } },
+          { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending", "pending") }, delayMs: 1500 },
+          { tool: "progress_card", args: { plan: plan("completed", "completed", "in_progress", "pending") }, delayMs: 3000 },
+          // The run stays alive a while with two steps done, then ends with the plan unfinished.
+          { text: "Stopping here for now", delayMs: 4000 },
+        ]);
+        const withEstimate = await d.waitForCard(
+          key,
+          (e) => e.derived?.state === "active" && (e.timing?.estimate ?? null) !== null,
+          60_000,
+        );
+        assert.equal(withEstimate.derived?.completed, 2);
+        assert.ok(
+          seen.every((e) => e.derived!.completed >= 2 || e.timing?.estimate === null),
+          "no estimate before two steps were done",
+        );
+        // The Gateway's own write times say how far apart the revisions really were.
+        const written = new Map(seen.map((e) => [e.card!.revision, e.card!.updatedAt]));
+        const steps = withEstimate.timing!.steps;
+        for (const [i, delay] of [
+          [0, 1500],
+          [1, 3000],
+        ] as const) {
+          const ours = stepDuration(steps[i]!);
+          assert.notEqual(ours, null, `step ${i + 1} has a duration`);
+          const theirs = written.get(i + 2)! - written.get(i + 1)!;
+          assert.ok(theirs >= delay, `the model really waited ${delay} ms (Gateway: ${theirs} ms)`);
+          assert.ok(Math.abs(ours! - theirs) <= 1000, `step ${i + 1}: ${ours} ms observed vs ${theirs} ms written`);
+        }
+        assert.equal(withEstimate.timing!.currentStepSince, steps[2]!.startedAt);
+        // Two steps left, each at most as long as the longest measured one: the range can't say more.
+        const longest = Math.max(stepDuration(steps[0]!)!, stepDuration(steps[1]!)!);
+        const est = withEstimate.timing!.estimate!;
+        assert.ok(est.minMs <= est.maxMs && est.maxMs <= 2 * longest, `${JSON.stringify(est)} with the longest step ${longest} ms`);
+        assert.equal((await turn).phase, "end");
+        const paused = await d.waitForCard(key, (e) => e.derived?.state === "paused", 30_000);
+        assert.equal(paused.timing?.estimate, null, "no estimate for a paused card");
+        assert.notEqual(stepDuration(paused.timing!.steps[1]!), null, "what was measured stays");
+      } finally {
+        off();
       }
-      assert.equal(withEstimate.timing!.currentStepSince, steps[2]!.startedAt);
-      // Two steps left, each at most as long as the longest measured one: the range can't say more.
-      const longest = Math.max(stepDuration(steps[0]!)!, stepDuration(steps[1]!)!);
-      const est = withEstimate.timing!.estimate!;
-      assert.ok(est.minMs <= est.maxMs && est.maxMs <= 2 * longest, `${JSON.stringify(est)} with the longest step ${longest} ms`);
-      assert.equal((await turn).phase, "end");
-      const paused = await d.waitForCard(key, (e) => e.derived?.state === "paused", 30_000);
-      assert.equal(paused.timing?.estimate, null, "no estimate for a paused card");
-      assert.notEqual(stepDuration(paused.timing!.steps[1]!), null, "what was measured stays");
-    } finally {
-      off();
-    }
-  });
+    },
+  );
 
   test("an app restart keeps the history and records the time it was closed as a gap", { timeout: 90_000 }, async () => {
     const file = historyPath(tempDir());
@@ -128,7 +145,10 @@ describe("card timing on a real Gateway", () => {
     assert.deepEqual(t.gaps.at(-1), { from: closedAt, to: closedAt + 30 * MIN });
     assert.equal(t.planMs, null, "a plan with a gap has no total time");
     const [history] = d2.desk.cardHistory(d2.gatewayId, key);
-    assert.deepEqual(history!.records.map((r) => r.revision), [r1, r2, r3, r4].map((r) => r.card!.revision));
+    assert.deepEqual(
+      history!.records.map((r) => r.revision),
+      [r1, r2, r3, r4].map((r) => r.card!.revision),
+    );
   });
 
   test("a clear ends the card's history; the next card starts a new one", { timeout: 60_000 }, async () => {
@@ -154,7 +174,10 @@ describe("card timing on a real Gateway", () => {
     assert.equal(all.length, 2, "a second history");
     assert.equal(all[1]!.fromStart, true, "seen from its creation (the clear was confirmed)");
     assert.equal(e.timing!.currentStepSince, clock.now, "its first step started when it appeared, not with the old card");
-    assert.deepEqual(e.timing!.steps.map((s) => s.finishedAt), [null, null]);
+    assert.deepEqual(
+      e.timing!.steps.map((s) => s.finishedAt),
+      [null, null],
+    );
   });
 
   test("a Gateway restart is a gap: the history continues from the Gateway's current card", { timeout: 180_000 }, async () => {
@@ -172,11 +195,19 @@ describe("card timing on a real Gateway", () => {
     await user.waitForHello(hellos + 1, 120_000);
     clock.now += 10 * MIN;
     // The reconnect re-reads the card (the same revision, now after a gap) before it changes.
-    await d.waitFor((c) => c.type === "card" && c.entry.sessionKey === key && c.entry.freshness === "live" && c.entry.card?.revision === r1.card!.revision, 60_000, since);
+    await d.waitFor(
+      (c) =>
+        c.type === "card" && c.entry.sessionKey === key && c.entry.freshness === "live" && c.entry.card?.revision === r1.card!.revision,
+      60_000,
+      since,
+    );
     const r2 = await user.put(key, { plan: plan("completed", "in_progress") });
     const e = await d.waitForCard(key, (x) => x.card?.revision === r2.card!.revision, 60_000);
     const t = e.timing!;
-    assert.ok(t.gaps.some((g) => g.from === wentAt), `the time offline is a gap: ${JSON.stringify(t.gaps)}`);
+    assert.ok(
+      t.gaps.some((g) => g.from === wentAt),
+      `the time offline is a gap: ${JSON.stringify(t.gaps)}`,
+    );
     assert.equal(stepDuration(t.steps[0]!), null, "step 1 ran across the gap, so its time is not work time");
     assert.equal(t.currentStepSince, clock.now, "step 2 was seen starting after the reconnect");
     assert.equal(d.desk.cardHistory(d.gatewayId, key).length, 1, "the same history continues");
@@ -188,20 +219,33 @@ describe("card timing on a real Gateway", () => {
       Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
     );
     const cli = join(root, "dist", "main", "cli", "progress-desk.js");
-    const watch = spawn(process.execPath, [cli, "watch", "--json", "--url", gw.url, "--token", gw.token], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const watch = spawn(process.execPath, [cli, "watch", "--json", "--url", gw.url, "--token", gw.token], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
     try {
       await until("watch connected", () => out.includes('"state":"connected"'), 30_000);
       const key = await user.createSession();
-      const lines = () => out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+      const lines = () =>
+        out
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, any>);
       const lineOf = (revision: number) => () => lines().find((l) => l.type === "card" && l.sessionKey === key && l.revision === revision);
       const r1 = await user.put(key, { plan: plan("in_progress", "pending") });
       await until("the line of the first revision", lineOf(r1.card!.revision), 20_000);
       const r2 = await user.put(key, { plan: plan("completed", "in_progress") });
       const line = await until("the line of the second revision", lineOf(r2.card!.revision), 20_000);
       assert.deepEqual(Object.keys(line.timing), ["currentStepSince", "lastChangeAt", "steps", "estimate"]);
-      assert.deepEqual(line.timing.steps.map((s: Record<string, unknown>) => Object.keys(s)), [["step", "startedAt", "finishedAt"], ["step", "startedAt", "finishedAt"]]);
+      assert.deepEqual(
+        line.timing.steps.map((s: Record<string, unknown>) => Object.keys(s)),
+        [
+          ["step", "startedAt", "finishedAt"],
+          ["step", "startedAt", "finishedAt"],
+        ],
+      );
       assert.equal(line.timing.estimate, null);
       assert.equal(typeof line.timing.lastChangeAt, "number", "the change to revision 2 was watched");
       assert.equal(line.timing.currentStepSince, line.timing.lastChangeAt, "step 2 started with that change");
@@ -230,7 +274,11 @@ describe("card timing on a real Gateway", () => {
       // The UI may rewrite the tail to a readable slug, but stays on this agent's chat route and never on setup.
       const hex = link.slice(link.lastIndexOf("/") + 1);
       const agent = link.split("/chat/")[1]!.split("/")[0]!;
-      await page.waitForFunction(([a]) => document.querySelector("script") !== null && location.pathname.startsWith(`/chat/${a}/`), [agent], { timeout: 30_000 });
+      await page.waitForFunction(
+        ([a]) => document.querySelector("script") !== null && location.pathname.startsWith(`/chat/${a}/`),
+        [agent],
+        { timeout: 30_000 },
+      );
       const path = await page.evaluate(() => location.pathname);
       assert.doesNotMatch(path, /setup/);
       assert.ok(path.includes(hex) || path.includes(hex.slice(0, 4)), `the session stays named in ${path}`);

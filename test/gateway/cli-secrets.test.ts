@@ -14,7 +14,8 @@ import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const bin = join(root, "dist", "main", "cli", "progress-desk.js");
-const WARNING = /^progress-desk: warning: --(token|password|setup-code) can be read by other users of this computer in the process list; use .+ instead$/m;
+const WARNING =
+  /^progress-desk: warning: --(token|password|setup-code) can be read by other users of this computer in the process list; use .+ instead$/m;
 
 let gw: TestGateway;
 let dir: string;
@@ -48,7 +49,10 @@ function secretFile(name: string, content: string): string {
 type Run = { child: ChildProcess; out: () => string; err: () => string; exit: Promise<number | null> };
 
 function run(args: string[], stdin?: string): Run {
-  const child = spawn(process.execPath, [bin, ...args], { env: cleanEnv(), stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: cleanEnv(),
+    stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
@@ -62,7 +66,11 @@ function run(args: string[], stdin?: string): Run {
 async function watchUntilConnected(args: string[], stdin?: string): Promise<{ out: string; err: string; code: number | null }> {
   const r = run(["watch", "--json", "--url", gw.url, ...args], stdin);
   try {
-    await until(`connected (stdout: ${r.out()} stderr: ${r.err()})`, () => /"state":"connected"/.test(r.out()) || r.child.exitCode !== null, 45_000);
+    await until(
+      `connected (stdout: ${r.out()} stderr: ${r.err()})`,
+      () => /"state":"connected"/.test(r.out()) || r.child.exitCode !== null,
+      45_000,
+    );
     assert.match(r.out(), /"state":"connected"/, `never connected; stderr: ${r.err()}`);
     r.child.kill("SIGINT");
     const code = await r.exit;
@@ -141,7 +149,10 @@ describe("secrets on the command line still work, with a warning", () => {
 
   test("--password and --setup-code warn the same way (watch), and --password on host", async () => {
     const cases: [string[], RegExp][] = [
-      [["watch", "--url", gw.url, "--password", "pw-value"], /--password can be read .* use --password-file or OPENCLAW_GATEWAY_PASSWORD instead/],
+      [
+        ["watch", "--url", gw.url, "--password", "pw-value"],
+        /--password can be read .* use --password-file or OPENCLAW_GATEWAY_PASSWORD instead/,
+      ],
       [["watch", "--url", gw.url, "--setup-code", "code-value"], /--setup-code can be read .* use --setup-code-file instead/],
       [["host", "--url", gw.url, "--password", "pw-value"], /--password can be read .* use --password-file/],
     ];
@@ -173,7 +184,11 @@ describe("usage errors for secret flags (status 2, a clear message, no secret ec
       [["--token-file", ""], /--token-file needs a file name, or - for standard input/],
     ];
     for (const [args, expected] of cases) {
-      const r = spawnSync(process.execPath, [bin, "watch", "--url", gw.url, ...args], { env: cleanEnv(), encoding: "utf8", timeout: 20_000 });
+      const r = spawnSync(process.execPath, [bin, "watch", "--url", gw.url, ...args], {
+        env: cleanEnv(),
+        encoding: "utf8",
+        timeout: 20_000,
+      });
       assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
       assert.match(r.stderr, expected, args.join(" "));
       assert.equal(r.stdout, "");
@@ -187,7 +202,11 @@ describe("usage errors for secret flags (status 2, a clear message, no secret ec
     () => {
       const unreadable = secretFile("unreadable", `${gw.token}\n`);
       chmodSync(unreadable, 0o000);
-      const r = spawnSync(process.execPath, [bin, "watch", "--url", gw.url, "--token-file", unreadable], { env: cleanEnv(), encoding: "utf8", timeout: 20_000 });
+      const r = spawnSync(process.execPath, [bin, "watch", "--url", gw.url, "--token-file", unreadable], {
+        env: cleanEnv(),
+        encoding: "utf8",
+        timeout: 20_000,
+      });
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, /--token-file: cannot read ".*unreadable": permission denied/);
       assert.ok(!r.stderr.includes(gw.token), "the file's content is never quoted");
@@ -195,7 +214,12 @@ describe("usage errors for secret flags (status 2, a clear message, no secret ec
   );
 
   test("empty standard input is a usage error", () => {
-    const r = spawnSync(process.execPath, [bin, "watch", "--url", gw.url, "--token-file", "-"], { env: cleanEnv(), input: "\n", encoding: "utf8", timeout: 20_000 });
+    const r = spawnSync(process.execPath, [bin, "watch", "--url", gw.url, "--token-file", "-"], {
+      env: cleanEnv(),
+      input: "\n",
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /--token-file: standard input is empty/);
   });

@@ -58,7 +58,10 @@ describe("card sync", () => {
     const key = await agent.createSession();
     await agent.put(key, { markdown: "Working on it", plan: plan("completed", "in_progress", "pending") });
     const e = await d.waitForCard(key, (x) => x.card?.revision === 1);
-    assert.deepEqual(e.card?.steps.map((s) => s.status), ["completed", "in_progress", "pending"]);
+    assert.deepEqual(
+      e.card?.steps.map((s) => s.status),
+      ["completed", "in_progress", "pending"],
+    );
     assert.equal(e.card?.markdown, "Working on it");
     assert.equal(e.derived?.completed, 1);
     assert.equal(e.derived?.total, 3);
@@ -87,10 +90,7 @@ describe("card sync", () => {
 
   test("two sessions at once stay apart", async () => {
     const [a, b] = await Promise.all([agent.createSession(), agent.createSession()]);
-    await Promise.all([
-      agent.put(a, { plan: plan("in_progress", "pending") }),
-      agent.put(b, { plan: plan("completed", "completed") }),
-    ]);
+    await Promise.all([agent.put(a, { plan: plan("in_progress", "pending") }), agent.put(b, { plan: plan("completed", "completed") })]);
     const ea = await d.waitForCard(a, (x) => x.card !== null);
     const eb = await d.waitForCard(b, (x) => x.card !== null);
     assert.equal(ea.derived?.state, "paused");
@@ -133,20 +133,29 @@ describe("card sync", () => {
       .slice(since)
       .flatMap((c) => (c.type === "card" && c.entry.sessionKey === key && c.entry.card ? [c.entry.card] : []))
       .filter((c) => c.revision !== 2);
-    assert.ok(shown.every((c) => c.revision === 1 && c.markdown === "Good card"), "only the good card was shown before");
+    assert.ok(
+      shown.every((c) => c.revision === 1 && c.markdown === "Good card"),
+      "only the good card was shown before",
+    );
   });
 
   test("a put on a key with no session fails clearly and creates nothing", async () => {
-    await assert.rejects(agent.put("agent:main:dashboard:00000000-0000-4000-8000-000000000000", { markdown: "x" }), (err: { gatewayCode?: string; message: string }) => {
-      assert.equal(err.gatewayCode, "UNAVAILABLE");
-      assert.match(err.message, /FOREIGN KEY/);
-      return true;
-    });
+    await assert.rejects(
+      agent.put("agent:main:dashboard:00000000-0000-4000-8000-000000000000", { markdown: "x" }),
+      (err: { gatewayCode?: string; message: string }) => {
+        assert.equal(err.gatewayCode, "UNAVAILABLE");
+        assert.match(err.message, /FOREIGN KEY/);
+        return true;
+      },
+    );
   });
 
   test("invisible and bidirectional characters never reach the display (C6)", async () => {
     const key = await agent.createSession();
-    await agent.put(key, { markdown: "a\u200Bb\u202Ec\u2063d\uFEFFe\u{E0041}f\u206Ag", plan: [{ step: "St\u200Dep\u2060", status: "in_progress" }] });
+    await agent.put(key, {
+      markdown: "a\u200Bb\u202Ec\u2063d\uFEFFe\u{E0041}f\u206Ag",
+      plan: [{ step: "St\u200Dep\u2060", status: "in_progress" }],
+    });
     const e = await d.waitForCard(key, (x) => x.card !== null);
     assert.equal(e.card?.markdown, "abcdefg", "all listed ranges are gone");
     assert.equal(e.card?.steps[0]?.step, "Step");

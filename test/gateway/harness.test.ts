@@ -24,16 +24,19 @@ function alive(pid: number): boolean {
   }
 }
 
-before(async () => {
-  model = await startScriptedModel({ logDir });
-  // Both Gateways boot in parallel: startup dominates the runtime.
-  const [a, b] = await Promise.allSettled([startGateway({ model }), startGateway()]);
-  if (a.status === "fulfilled") gw = a.value;
-  if (b.status === "fulfilled") bare = b.value;
-  if (a.status === "rejected") throw a.reason;
-  if (b.status === "rejected") throw b.reason;
-  pids.push(gw!.pid, bare!.pid);
-}, { timeout: 300_000 });
+before(
+  async () => {
+    model = await startScriptedModel({ logDir });
+    // Both Gateways boot in parallel: startup dominates the runtime.
+    const [a, b] = await Promise.allSettled([startGateway({ model }), startGateway()]);
+    if (a.status === "fulfilled") gw = a.value;
+    if (b.status === "fulfilled") bare = b.value;
+    if (a.status === "rejected") throw a.reason;
+    if (b.status === "rejected") throw b.reason;
+    pids.push(gw!.pid, bare!.pid);
+  },
+  { timeout: 300_000 },
+);
 
 after(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
@@ -79,11 +82,7 @@ describe("gateway with the scripted model", () => {
       { text: "Card written" },
     ]);
     assert.equal(turn.phase, "end");
-    const changed = await client.waitForEvent(
-      (e) => e.event === "progressCard.changed" && p(e).sessionKey === cardSession,
-      5_000,
-      since,
-    );
+    const changed = await client.waitForEvent((e) => e.event === "progressCard.changed" && p(e).sessionKey === cardSession, 5_000, since);
     revision = p(changed).revision;
     assert.equal(revision, 1);
     const { card } = await client.get(cardSession);

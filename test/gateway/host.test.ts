@@ -71,11 +71,14 @@ type Reply = { status: number; headers: Record<string, unknown>; body: string };
 function get(path: string, headers: Record<string, string> = {}, opts: { method?: string; port?: number } = {}): Promise<Reply> {
   const port = opts.port ?? host.port;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path, method: opts.method ?? "GET", headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8").on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = httpRequest(
+      { host: "127.0.0.1", port, path, method: opts.method ?? "GET", headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -185,7 +188,10 @@ describe("Settings on its own origin", () => {
     const served = await get(`/${host.settingsSecret}/settings.html`, {}, { port: host.settingsPort });
     assert.equal(served.status, 200);
     assert.match(served.body, /<title>settings<\/title>/);
-    assert.match(String(served.headers["content-security-policy"]), new RegExp(`connect-src ws://127\\.0\\.0\\.1:${host.settingsPort}(;|$)`));
+    assert.match(
+      String(served.headers["content-security-policy"]),
+      new RegExp(`connect-src ws://127\\.0\\.0\\.1:${host.settingsPort}(;|$)`),
+    );
     assert.equal((await get(`/${host.settingsSecret}/assets/app.js`, {}, { port: host.settingsPort })).status, 200);
     const back = await get(`/${host.settingsSecret}/dashboard.html`, {}, { port: host.settingsPort });
     assert.equal(back.status, 303);
@@ -220,35 +226,32 @@ describe("Settings on its own origin", () => {
     }
   });
 
-  test(
-    "a popover or dashboard socket may not change Gateways or login items; the Settings socket may",
-    async () => {
-      const ws = await openSocket({ origin: host.origin }, `/${host.secret}/bridge/dashboard`);
-      try {
-        const c = rpc(ws);
-        for (const [method, args] of [
-          ["saveGateway", [{ label: "Sneaky", color: "#000000", url: "ws://127.0.0.1:1" }]],
-          ["removeGateway", ["any-id"]],
-          ["updateSettings", [{ launchAtLogin: true }]],
-          ["updateSettings", [{ popoverShortcut: "CommandOrControl+Shift+P" }]],
-        ] as const) {
-          const r = await c.call(method, ...args);
-          assert.equal(r.ok, false, `${method} from the dashboard must be refused`);
-          assert.equal(r.error.code, "FORBIDDEN", `${method}: ${r.error.message}`);
-        }
-        assert.equal(settings.view().launchAtLogin, false);
-      } finally {
-        ws.close();
+  test("a popover or dashboard socket may not change Gateways or login items; the Settings socket may", async () => {
+    const ws = await openSocket({ origin: host.origin }, `/${host.secret}/bridge/dashboard`);
+    try {
+      const c = rpc(ws);
+      for (const [method, args] of [
+        ["saveGateway", [{ label: "Sneaky", color: "#000000", url: "ws://127.0.0.1:1" }]],
+        ["removeGateway", ["any-id"]],
+        ["updateSettings", [{ launchAtLogin: true }]],
+        ["updateSettings", [{ popoverShortcut: "CommandOrControl+Shift+P" }]],
+      ] as const) {
+        const r = await c.call(method, ...args);
+        assert.equal(r.ok, false, `${method} from the dashboard must be refused`);
+        assert.equal(r.error.code, "FORBIDDEN", `${method}: ${r.error.message}`);
       }
-      const sws = await openSocket({ origin: host.settingsOrigin }, `/${host.settingsSecret}/bridge/settings`, host.settingsPort);
-      try {
-        const r = await rpc(sws).call("updateSettings", { popoverShortcut: "" });
-        assert.equal(r.ok, true, "Settings itself may");
-      } finally {
-        sws.close();
-      }
-    },
-  );
+      assert.equal(settings.view().launchAtLogin, false);
+    } finally {
+      ws.close();
+    }
+    const sws = await openSocket({ origin: host.settingsOrigin }, `/${host.settingsSecret}/bridge/settings`, host.settingsPort);
+    try {
+      const r = await rpc(sws).call("updateSettings", { popoverShortcut: "" });
+      assert.equal(r.ok, true, "Settings itself may");
+    } finally {
+      sws.close();
+    }
+  });
 });
 
 describe("the bridge socket", () => {
@@ -326,7 +329,12 @@ describe("several Gateways (G5)", () => {
     try {
       const c = rpc(ws);
       const home = await c.call("saveGateway", { label: "Home", color: "#30d158", url: gw.url, token: gw.token });
-      const work = await c.call("saveGateway", { label: "Work", color: "#ff9f0a", url: gw.url.replace("127.0.0.1", "localhost"), token: gw.token });
+      const work = await c.call("saveGateway", {
+        label: "Work",
+        color: "#ff9f0a",
+        url: gw.url.replace("127.0.0.1", "localhost"),
+        token: gw.token,
+      });
       assert.equal(work.result.gateways.length, 2);
       assert.equal(JSON.stringify(work.result).includes(gw.token), false);
       const ids = work.result.gateways.map((g: { id: string }) => g.id);
@@ -358,10 +366,14 @@ describe("several Gateways (G5)", () => {
 describe("progress-desk host", () => {
   test("prints the popover URL with its secret as the first stdout line, and serves it", async () => {
     const home = mkdtempSync(join(tmpdir(), "pd-host-cli-"));
-    const child: ChildProcess = spawn(process.execPath, [join(root, "main", "cli", "progress-desk.ts"), "host", "--port", "0", "--url", gw.url, "--token", gw.token], {
-      env: { PATH: process.env.PATH, HOME: home, PROGRESS_DESK_HOME: home },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [join(root, "main", "cli", "progress-desk.ts"), "host", "--port", "0", "--url", gw.url, "--token", gw.token],
+      {
+        env: { PATH: process.env.PATH, HOME: home, PROGRESS_DESK_HOME: home },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     try {
       let out = "";
       let err = "";
@@ -382,7 +394,10 @@ describe("progress-desk host", () => {
       assert.equal(page.status, 200, "the built popover page is served (npm run build builds it)");
       assert.match(await page.text(), /<script type="module"[^>]* src="\.\/assets\//);
       assert.equal((await fetch(`http://127.0.0.1:${m[1]}/popover.html`)).status, 403);
-      const settingsLine = await until("the Settings address on stderr", () => /^progress-desk: settings: (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{20,}\/settings\.html)$/m.exec(err)?.[1]);
+      const settingsLine = await until(
+        "the Settings address on stderr",
+        () => /^progress-desk: settings: (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{20,}\/settings\.html)$/m.exec(err)?.[1],
+      );
       const settingsPage = await fetch(settingsLine);
       assert.equal(settingsPage.status, 200, "the Settings page is served on its own origin");
       assert.notEqual(new URL(settingsLine).port, m[1]);

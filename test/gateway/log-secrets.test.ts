@@ -127,11 +127,15 @@ describe("no secret in the log", () => {
     let url = "";
     let settingsUrl = "";
     try {
-      await until("the page URL and the settings line", () => {
-        url = h.out().split("\n")[0] ?? "";
-        settingsUrl = /progress-desk: settings: (\S+)/.exec(h.err())?.[1] ?? "";
-        return url !== "" && h.out().includes("\n") && settingsUrl !== "";
-      }, 30_000);
+      await until(
+        "the page URL and the settings line",
+        () => {
+          url = h.out().split("\n")[0] ?? "";
+          settingsUrl = /progress-desk: settings: (\S+)/.exec(h.err())?.[1] ?? "";
+          return url !== "" && h.out().includes("\n") && settingsUrl !== "";
+        },
+        30_000,
+      );
       await until("the host's core to connect", () => h.err().includes("debug: connection connected"), 45_000);
       const page = await fetch(url);
       assert.equal(page.status, 200);
@@ -166,7 +170,11 @@ describe("no secret in the log", () => {
     for (const device of deviceTokens(home)) assert.deepEqual(leaks(all, device), [], "the issued device token leaked");
     assert.match(all, /debug: call .*saveGateway.*\[redacted\]/, "the call was logged, its token masked");
     // The URL and the settings line are the host's contract (scripts read them); no log line repeats a secret.
-    const logLines = h.err().split("\n").filter((l) => /^progress-desk: (debug|info|warn|error): /.test(l)).join("\n");
+    const logLines = h
+      .err()
+      .split("\n")
+      .filter((l) => /^progress-desk: (debug|info|warn|error): /.test(l))
+      .join("\n");
     assert.match(logLines, /debug: http request/);
     for (const secret of [new URL(url).pathname.split("/")[1]!, new URL(settingsUrl).pathname.split("/")[1]!]) {
       assert.deepEqual(leaks(logLines, secret), [], `a host URL secret leaked:\n${logLines}`);

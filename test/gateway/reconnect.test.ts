@@ -54,7 +54,10 @@ describe("link cut while the Gateway stays up", () => {
       await d.waitForState("offline", 15_000, d.changes.length);
       assert.equal(d.entry(kept)?.card?.revision, 1, "nothing changes while offline");
       const seenOffline = d.changes.slice(since).flatMap((c) => (c.type === "card" && c.entry.card ? [c.entry] : []));
-      assert.ok(seenOffline.every((e) => e.freshness !== "live" && e.card!.revision === 1), "no card shown live or newer while cut off");
+      assert.ok(
+        seenOffline.every((e) => e.freshness !== "live" && e.card!.revision === 1),
+        "no card shown live or newer while cut off",
+      );
 
       const back = d.changes.length;
       relay.resume();

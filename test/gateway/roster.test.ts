@@ -51,7 +51,9 @@ before(async () => {
   // In creation order, give or take the sessions created at the same time: keys[0] is among the oldest.
   keys.push(...(await bounded(CARDS, SEEDING_CONCURRENCY, () => agent.createSession())));
   await bounded(CARDS, SEEDING_CONCURRENCY, async (i) => {
-    const statuses = (["completed", "in_progress", "pending"] as const).map((_, k) => (k < i % 3 ? "completed" : k === i % 3 ? "in_progress" : "pending"));
+    const statuses = (["completed", "in_progress", "pending"] as const).map((_, k) =>
+      k < i % 3 ? "completed" : k === i % 3 ? "in_progress" : "pending",
+    );
     const put = await agent.put(keys[i]!, { markdown: `Card ${i}`, plan: plan(...statuses) });
     revisions.set(keys[i]!, put.card!.revision);
   });
@@ -65,7 +67,10 @@ after(async () => {
 
 describe("every card, however many sessions", () => {
   test("the oldest seeded session is beyond the roster's first page", async () => {
-    const first = await agent.request<{ sessions: { key: string }[]; hasMore: boolean }>("sessions.list", { limit: ROSTER_PAGE_SIZE, ...ROSTER_LIST_PARAMS });
+    const first = await agent.request<{ sessions: { key: string }[]; hasMore: boolean }>("sessions.list", {
+      limit: ROSTER_PAGE_SIZE,
+      ...ROSTER_LIST_PARAMS,
+    });
     assert.equal(first.hasMore, true);
     assert.ok(!first.sessions.some((s) => s.key === keys[0]), "the oldest card's session is not on page one");
   });

@@ -62,14 +62,17 @@ let gw: TestGateway;
 let user: BareClient;
 let d: DeskHarness;
 
-before(async () => {
-  model = await startFaultyModel(await startScriptedModel());
-  gw = await startGateway({ model });
-  user = await connectBareClient(gw);
-  d = await startDesk(gw);
-  await d.waitForState("connected", 45_000);
-  await warmUpAgent(user, gw);
-}, { timeout: 300_000 });
+before(
+  async () => {
+    model = await startFaultyModel(await startScriptedModel());
+    gw = await startGateway({ model });
+    user = await connectBareClient(gw);
+    d = await startDesk(gw);
+    await d.waitForState("connected", 45_000);
+    await warmUpAgent(user, gw);
+  },
+  { timeout: 300_000 },
+);
 
 after(async () => {
   d?.stop();

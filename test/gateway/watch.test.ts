@@ -91,7 +91,11 @@ function watchJson(args: string[], env: NodeJS.ProcessEnv): Watcher {
         const onLine = (): void => void check();
         const timer = setTimeout(() => {
           waiters.delete(onLine);
-          reject(new Error(`no matching line in ${timeoutMs} ms; got:\n${lines.map((l) => JSON.stringify(l).slice(0, 200)).join("\n")}\nstderr: ${err}`));
+          reject(
+            new Error(
+              `no matching line in ${timeoutMs} ms; got:\n${lines.map((l) => JSON.stringify(l).slice(0, 200)).join("\n")}\nstderr: ${err}`,
+            ),
+          );
         }, timeoutMs);
         if (!check()) waiters.add(onLine);
       });
@@ -115,7 +119,23 @@ describe("watch --json", () => {
       const key = await agent.createSession();
       await agent.put(key, { markdown: "Checking **things**", plan: plan("completed", "in_progress", "pending") });
       const line = await w.next((l) => l.type === "card" && l.sessionKey === key);
-      assert.deepEqual(Object.keys(line).sort(), ["agentId", "derived", "gateway", "hidden", "markdown", "revision", "sessionKey", "steps", "timing", "title", "type", "updatedAt"].sort());
+      assert.deepEqual(
+        Object.keys(line).sort(),
+        [
+          "agentId",
+          "derived",
+          "gateway",
+          "hidden",
+          "markdown",
+          "revision",
+          "sessionKey",
+          "steps",
+          "timing",
+          "title",
+          "type",
+          "updatedAt",
+        ].sort(),
+      );
       assert.equal(line.gateway, connected.gateway);
       assert.equal(line.revision, 1);
       assert.equal(line.agentId, null);
@@ -154,7 +174,10 @@ describe("watch --json", () => {
     const env = cleanEnv();
     const dir = join(env.HOME!, ".openclaw");
     spawnSync("mkdir", ["-p", dir]);
-    writeFileSync(join(dir, "openclaw.json"), `{\n  // written by onboarding\n  gateway: { port: ${gw.port}, auth: { mode: "token", token: "${gw.token}" }, },\n}\n`);
+    writeFileSync(
+      join(dir, "openclaw.json"),
+      `{\n  // written by onboarding\n  gateway: { port: ${gw.port}, auth: { mode: "token", token: "${gw.token}" }, },\n}\n`,
+    );
     const w = watchJson([], env);
     try {
       const c = await w.next((l) => l.type === "connection" && l.state === "connected", 45_000);
@@ -175,7 +198,10 @@ describe("watch --json", () => {
 
 describe("watch, plain and usage", () => {
   test("plain lines when stdout is not a terminal", async () => {
-    const child = spawn(process.execPath, [bin, "watch", "--url", gw.url, "--token", gw.token], { env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "watch", "--url", gw.url, "--token", gw.token], {
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
     try {
@@ -216,7 +242,12 @@ describe("watch in a terminal", { skip: noScript }, () => {
       const start = out.length;
       const t0 = Date.now();
       for (let i = 1; i <= 30; i += 1) {
-        await agent.put(key, { plan: [{ step: `Write ${i}`, status: i === 30 ? "completed" : "in_progress" }, { step: "Last", status: i === 30 ? "completed" : "pending" }] });
+        await agent.put(key, {
+          plan: [
+            { step: `Write ${i}`, status: i === 30 ? "completed" : "in_progress" },
+            { step: "Last", status: i === 30 ? "completed" : "pending" },
+          ],
+        });
       }
       // The last write completes the card: its block and the full progress indicator end the burst.
       await until("the completed card's block", () => /2\/2/.test(out.slice(start)) && /\x1b\]9;4;1;100\x07/.test(out));

@@ -92,8 +92,7 @@ export async function connectBareClient(
     onConnectError: (error) => {
       lastError = error; // Startup errors are retried by the client; only the deadline fails.
     },
-    onReconnectPaused: (info) =>
-      hello.reject(new Error(`connect paused: ${info.code} ${info.reason} (${info.detailCode ?? "no detail"})`)),
+    onReconnectPaused: (info) => hello.reject(new Error(`connect paused: ${info.code} ${info.reason} (${info.detailCode ?? "no detail"})`)),
     onEvent: (event) => {
       events.push(event);
       for (const w of waiters) {
@@ -222,10 +221,9 @@ export async function connectBareClient(
         );
       } catch (error) {
         // Say why: a lost end event (the socket dropped) and a run that never ended need different fixes.
-        throw new Error(
-          `${(error as Error).message}\n${await describeRun(sessionKey, runId, since, hellosBefore, closesBefore)}`,
-          { cause: error },
-        );
+        throw new Error(`${(error as Error).message}\n${await describeRun(sessionKey, runId, since, hellosBefore, closesBefore)}`, {
+          cause: error,
+        });
       }
       return { runId, phase: p(event).data.phase, event };
     },

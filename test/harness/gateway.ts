@@ -142,7 +142,13 @@ async function waitPortFree(port: number, timeoutMs: number): Promise<void> {
 function modelConfig(model: ScriptedModel, token: string, logFile: string): object {
   const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   const entry = (id: string, name: string, maxTokens: number) => ({
-    id, name, reasoning: false, input: ["text"], cost, contextWindow: 128000, maxTokens,
+    id,
+    name,
+    reasoning: false,
+    input: ["text"],
+    cost,
+    contextWindow: 128000,
+    maxTokens,
   });
   return {
     gateway: { mode: "local", auth: { mode: "token", token } },
@@ -201,8 +207,20 @@ export async function startGateway(
     OPENCLAW_EXEC_SHELL_SNAPSHOT: "0",
     ...opts.env,
   });
-  const args = [openclawEntry, "gateway", "run", "--allow-unconfigured", "--bind", "loopback",
-    "--port", String(port), "--auth", "token", "--token", token];
+  const args = [
+    openclawEntry,
+    "gateway",
+    "run",
+    "--allow-unconfigured",
+    "--bind",
+    "loopback",
+    "--port",
+    String(port),
+    "--auth",
+    "token",
+    "--token",
+    token,
+  ];
 
   const lines: string[] = [];
   let child: ChildProcess | null = null;
@@ -248,8 +266,7 @@ export async function startGateway(
 
     let onOutput = () => {};
     const ready = new Promise<void>((resolve, reject) => {
-      const fail = (why: string) =>
-        reject(new Error(`Gateway ${why}; last log lines:\n${lines.slice(-40).join("\n")}`));
+      const fail = (why: string) => reject(new Error(`Gateway ${why}; last log lines:\n${lines.slice(-40).join("\n")}`));
       const timer = setTimeout(() => fail(`not ready after ${READY_TIMEOUT_MS / 1000} s`), READY_TIMEOUT_MS);
       onOutput = () => {
         for (let i = from; i < lines.length; i++) {

@@ -38,10 +38,7 @@ function readVersion(packageJsonPath: string): string | null {
 }
 
 function openclawInstalled(): boolean {
-  return (
-    existsSync(openclawEntry) &&
-    readVersion(path.join(openclawDir, "node_modules", "openclaw", "package.json")) === OPENCLAW_VERSION
-  );
+  return existsSync(openclawEntry) && readVersion(path.join(openclawDir, "node_modules", "openclaw", "package.json")) === OPENCLAW_VERSION;
 }
 
 function node24Installed(): boolean {
@@ -72,12 +69,7 @@ async function npmInstall(dir: string, dependencies: Record<string, string>, pat
     JSON.stringify({ name: `progress-desk-cache-${path.basename(dir)}`, private: true, dependencies }, null, 2) + "\n",
   );
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  await run(
-    npm,
-    ["install", "--prefix", dir, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=warn"],
-    dir,
-    pathPrefix,
-  );
+  await run(npm, ["install", "--prefix", dir, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=warn"], dir, pathPrefix);
 }
 
 function pidAlive(pid: number): boolean {

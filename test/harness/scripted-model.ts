@@ -58,9 +58,7 @@ function parseScript(text: string): ScriptStep[] | null {
 
 /** Marks the in_progress step completed and starts the next pending one. */
 function advance(card: { plan?: PlanStep[] } | undefined): { plan: PlanStep[]; markdown: string } {
-  const plan: PlanStep[] = card?.plan?.length
-    ? card.plan.map((s) => ({ ...s }))
-    : [{ step: "Check status", status: "in_progress" }];
+  const plan: PlanStep[] = card?.plan?.length ? card.plan.map((s) => ({ ...s })) : [{ step: "Check status", status: "in_progress" }];
   if (card?.plan?.length) {
     const current = plan.findIndex((s) => s.status === "in_progress");
     if (current >= 0) plan[current]!.status = "completed";

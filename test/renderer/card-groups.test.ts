@@ -3,7 +3,15 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { CardEntry, SessionInfo } from "../../common/model.ts";
-import { cardSections, groupLabel, groupOf, IDLE_MS, RECENT_FINISHED_MS, runningSessions, startOfDay } from "../../renderer/lib/card-groups.ts";
+import {
+  cardSections,
+  groupLabel,
+  groupOf,
+  IDLE_MS,
+  RECENT_FINISHED_MS,
+  runningSessions,
+  startOfDay,
+} from "../../renderer/lib/card-groups.ts";
 import { card, endedRun, entry, GW, steps } from "./fixtures.ts";
 
 // A fixed local afternoon, so "today" and "before today" do not depend on when the test runs.
@@ -111,7 +119,10 @@ describe("cardSections", () => {
     );
     const placed = [...top, ...groups.flatMap((g) => g.entries)].map((e) => e.sessionKey);
     assert.equal(new Set(placed).size, 300);
-    assert.deepEqual(top.map((e) => e.sessionKey), all.filter((e) => top.includes(e)).map((e) => e.sessionKey));
+    assert.deepEqual(
+      top.map((e) => e.sessionKey),
+      all.filter((e) => top.includes(e)).map((e) => e.sessionKey),
+    );
   });
 
   test("no group without cards", () => {
@@ -122,14 +133,28 @@ describe("cardSections", () => {
     const e = slot("paused", 2 * IDLE_MS);
     assert.equal(cardSections([e], NOW).groups[0]?.id, "idle");
     const resumed = slot("active", 0, { sessionKey: e.sessionKey });
-    assert.deepEqual(cardSections([resumed], NOW).top.map((x) => x.sessionKey), [e.sessionKey]);
+    assert.deepEqual(
+      cardSections([resumed], NOW).top.map((x) => x.sessionKey),
+      [e.sessionKey],
+    );
   });
 });
 
 describe("runningSessions", () => {
   const row = (key: string, extra: Partial<SessionInfo>): SessionInfo => ({
-    key, sessionId: null, agentId: null, title: key, kind: "main", parentKey: null, updatedAt: null,
-    status: null, hasActiveRun: null, activeRunIds: null, startedAt: null, endedAt: null, ...extra,
+    key,
+    sessionId: null,
+    agentId: null,
+    title: key,
+    kind: "main",
+    parentKey: null,
+    updatedAt: null,
+    status: null,
+    hasActiveRun: null,
+    activeRunIds: null,
+    startedAt: null,
+    endedAt: null,
+    ...extra,
   });
 
   test("live runs as the core reads them; ended and unknown ones are not", () => {

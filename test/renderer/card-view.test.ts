@@ -28,7 +28,10 @@ describe("R1 header", () => {
   });
 
   test("the count is the number completed, not the current step's position", () => {
-    const v = cardView(entry({ card: card({ steps: steps("completed", "completed", "completed", "in_progress", "pending", "pending", "pending") }) }), { now: NOW });
+    const v = cardView(
+      entry({ card: card({ steps: steps("completed", "completed", "completed", "in_progress", "pending", "pending", "pending") }) }),
+      { now: NOW },
+    );
     assert.equal(v.count, "3/7");
   });
 
@@ -75,7 +78,10 @@ describe("R2/R6 checklist", () => {
     assert.equal(v.steps[1]!.status, "paused");
     assert.equal(v.currentGlyph, "paused");
     assert.equal(v.paused, true);
-    assert.deepEqual(v.badges.map((b) => b.text), ["Paused"]);
+    assert.deepEqual(
+      v.badges.map((b) => b.text),
+      ["Paused"],
+    );
     assert.match(v.toggleLabel, /paused at: Step 2/);
   });
 
@@ -188,13 +194,17 @@ describe("A2 refresh", () => {
   });
 
   test("failed: the error, and Retry with the same key", () => {
-    const v = refreshView(entry({ refresh: { status: "failed", key: "k", error: "agent busy", code: "UNAVAILABLE", terminal: false, at: T0 } }));
+    const v = refreshView(
+      entry({ refresh: { status: "failed", key: "k", error: "agent busy", code: "UNAVAILABLE", terminal: false, at: T0 } }),
+    );
     assert.equal(v.text, "Couldn't refresh: agent busy");
     assert.deepEqual(v.action, { label: "Retry", retry: true });
   });
 
   test("terminal failure: a new click with a fresh key", () => {
-    const v = refreshView(entry({ refresh: { status: "failed", key: "k", error: "no", code: "PROGRESS_CARD_REFRESH_TERMINAL", terminal: true, at: T0 } }));
+    const v = refreshView(
+      entry({ refresh: { status: "failed", key: "k", error: "no", code: "PROGRESS_CARD_REFRESH_TERMINAL", terminal: true, at: T0 } }),
+    );
     assert.deepEqual(v.action, { label: "Try again", retry: false });
   });
 });
@@ -249,7 +259,10 @@ describe("R4 pinned progress label", () => {
 });
 
 test("a note-only card's header shows the note's first line", () => {
-  const v = cardView(entry({ card: card({ steps: [], markdown: "**Waiting** for review" }) }), { noteLine: "Waiting for review", now: NOW });
+  const v = cardView(entry({ card: card({ steps: [], markdown: "**Waiting** for review" }) }), {
+    noteLine: "Waiting for review",
+    now: NOW,
+  });
   assert.equal(v.subline, "Waiting for review");
   assert.equal(v.toggleLabel, "Repair session owner, Waiting for review, updated 14:05");
 });

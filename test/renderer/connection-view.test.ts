@@ -11,10 +11,16 @@ describe("connection banner", () => {
   });
 
   test("limited access is said, with the advice", () => {
-    const b = connectionBanner("Home", { ...connected(T0, true), advice: "Limited access: approve the scope upgrade (`openclaw devices list`)." });
+    const b = connectionBanner("Home", {
+      ...connected(T0, true),
+      advice: "Limited access: approve the scope upgrade (`openclaw devices list`).",
+    });
     assert.equal(b?.kind, "limited");
     assert.equal(b?.title, "Limited access to Home");
-    assert.deepEqual(b?.detail.filter((s) => s.code).map((s) => s.text), ["openclaw devices list"]);
+    assert.deepEqual(
+      b?.detail.filter((s) => s.code).map((s) => s.text),
+      ["openclaw devices list"],
+    );
   });
 
   test("connecting", () => {
@@ -53,20 +59,36 @@ describe("connection banner", () => {
   });
 
   test("pairing without a request id falls back to the advice", () => {
-    const b = connectionBanner("Home", { state: "pairing_required", requestId: null, deviceId: "dev", command: null, reason: "x", advice: "Run `openclaw devices list`." });
+    const b = connectionBanner("Home", {
+      state: "pairing_required",
+      requestId: null,
+      deviceId: "dev",
+      command: null,
+      reason: "x",
+      advice: "Run `openclaw devices list`.",
+    });
     assert.equal(b?.command, null);
     assert.ok(b?.detail.some((s) => s.code && s.text === "openclaw devices list"));
   });
 
   test("auth failed: which setting to fix, and a way to Settings", () => {
-    const b = connectionBanner("Home", { state: "auth_failed", code: "AUTH_TOKEN_MISMATCH", setting: "token", advice: "Copy gateway.auth.token into Settings." });
+    const b = connectionBanner("Home", {
+      state: "auth_failed",
+      code: "AUTH_TOKEN_MISMATCH",
+      setting: "token",
+      advice: "Copy gateway.auth.token into Settings.",
+    });
     assert.equal(b?.title, "Home refused the sign-in: check the gateway token");
     assert.deepEqual(b?.actions, ["settings", "retry"]);
     assert.equal(b?.tone, "error");
   });
 
   test("update required", () => {
-    const b = connectionBanner("Home", { state: "update_required", reason: "the Gateway lacks progressCard.get", advice: "Update OpenClaw." });
+    const b = connectionBanner("Home", {
+      state: "update_required",
+      reason: "the Gateway lacks progressCard.get",
+      advice: "Update OpenClaw.",
+    });
     assert.equal(b?.title, "Home needs an update");
     assert.equal(b?.detail[0]?.text, "The Gateway lacks progressCard.get. Update OpenClaw.");
   });
@@ -114,7 +136,15 @@ describe("keychain banner (issue 8, finding 3)", () => {
 });
 
 describe("the Gateway editor's notice before Save (issue 8, finding 2)", () => {
-  const saved = { id: "gw-1", label: "Home", color: "#0a84ff", url: "wss://home.example", hasToken: true, hasPassword: true, hasSetupCode: false };
+  const saved = {
+    id: "gw-1",
+    label: "Home",
+    color: "#0a84ff",
+    url: "wss://home.example",
+    hasToken: true,
+    hasPassword: true,
+    hasSetupCode: false,
+  };
   const none = { token: false, password: false, setupCode: false };
 
   test("another origin names every saved secret that will be forgotten", () => {
@@ -122,12 +152,19 @@ describe("the Gateway editor's notice before Save (issue 8, finding 2)", () => {
       forgottenSecretsNotice(saved, "wss://evil.example", none),
       "The saved token and password will be forgotten: wss://evil.example is another server than wss://home.example, so Progress Desk won't send them there. Enter them again if that server needs them.",
     );
-    assert.match(forgottenSecretsNotice({ ...saved, hasSetupCode: true }, "ws://home.example", none)!, /^The saved token, password and setup code will be forgotten/);
-    assert.match(forgottenSecretsNotice(saved, "wss://evil.example", { ...none, token: true })!, /^The saved password will be forgotten: .* won't send it there/);
+    assert.match(
+      forgottenSecretsNotice({ ...saved, hasSetupCode: true }, "ws://home.example", none)!,
+      /^The saved token, password and setup code will be forgotten/,
+    );
+    assert.match(
+      forgottenSecretsNotice(saved, "wss://evil.example", { ...none, token: true })!,
+      /^The saved password will be forgotten: .* won't send it there/,
+    );
   });
 
   test("the same origin, a new Gateway, an unfinished address or nothing saved: no notice", () => {
-    for (const url of ["wss://HOME.example:443/", "wss://home.example/path", "wss://", "wss:"]) assert.equal(forgottenSecretsNotice(saved, url, none), null, url);
+    for (const url of ["wss://HOME.example:443/", "wss://home.example/path", "wss://", "wss:"])
+      assert.equal(forgottenSecretsNotice(saved, url, none), null, url);
     assert.equal(forgottenSecretsNotice(null, "wss://evil.example", none), null);
     assert.equal(forgottenSecretsNotice({ ...saved, hasToken: false, hasPassword: false }, "wss://evil.example", none), null);
     assert.deepEqual(secretsToForget(saved, "wss://evil.example", { token: true, password: true, setupCode: false }), []);

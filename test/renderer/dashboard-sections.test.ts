@@ -4,14 +4,32 @@ import assert from "node:assert/strict";
 import { kindOfKey } from "../../common/sessions.ts";
 import type { SessionInfo } from "../../common/model.ts";
 import { pinKey } from "../../renderer/lib/card-key.ts";
-import { dashboardSections, filterWidgets, normalizeQuery, sectionLabel, subAgentsLabel, widgetMatches } from "../../renderer/lib/dashboard-sections.ts";
+import {
+  dashboardSections,
+  filterWidgets,
+  normalizeQuery,
+  sectionLabel,
+  subAgentsLabel,
+  widgetMatches,
+} from "../../renderer/lib/dashboard-sections.ts";
 import { dashboardGroups, widgetFor, widgetLookup } from "../../renderer/lib/dashboard-view.ts";
 import { connected, entry, GW, T0 } from "./fixtures.ts";
 
 function row(key: string, extra: Partial<SessionInfo> = {}): SessionInfo {
   return {
-    key, sessionId: null, agentId: "main", title: key, kind: kindOfKey(key), parentKey: null, updatedAt: null,
-    status: "running", hasActiveRun: true, activeRunIds: null, startedAt: T0 - 1000, endedAt: null, ...extra,
+    key,
+    sessionId: null,
+    agentId: "main",
+    title: key,
+    kind: kindOfKey(key),
+    parentKey: null,
+    updatedAt: null,
+    status: "running",
+    hasActiveRun: true,
+    activeRunIds: null,
+    startedAt: T0 - 1000,
+    endedAt: null,
+    ...extra,
   };
 }
 
@@ -34,10 +52,20 @@ function bigView() {
   for (let i = 0; i < 100; i++) keys.push(`agent:main:cron:c${i}`);
   for (let i = 0; i < 80; i++) keys.push(`agent:main:dashboard:d${i}`);
   for (const k of keys.slice(120)) sessions.push(row(k, { title: k.includes("cron") ? `Nightly ${k}` : `Board ${k}` }));
-  const entries = keys.map((k, i) => entry({ sessionKey: k, title: sessions.find((s) => s.key === k)!.title, card: { sessionKey: k, revision: 1, updatedAt: T0 + i, markdown: "x", steps: [] } }));
+  const entries = keys.map((k, i) =>
+    entry({
+      sessionKey: k,
+      title: sessions.find((s) => s.key === k)!.title,
+      card: { sessionKey: k, revision: 1, updatedAt: T0 + i, markdown: "x", steps: [] },
+    }),
+  );
   const view = dashboardGroups({
     pinned: keys.map((k) => pinKey({ gatewayId: GW, sessionKey: k })),
-    entries, sessions: { [GW]: sessions }, connections: conns, kind: "all", showFinished: true,
+    entries,
+    sessions: { [GW]: sessions },
+    connections: conns,
+    kind: "all",
+    showFinished: true,
   });
   return { keys, view };
 }
@@ -46,9 +74,22 @@ describe("dashboardSections", () => {
   test("300 widgets: one section per kind in a fixed order, counts include sub-agents", () => {
     const { view } = bigView();
     const sections = dashboardSections(view.groups);
-    assert.deepEqual(sections.map((s) => [s.kind, s.groups.length, s.count]), [["main", 40, 120], ["dashboard", 80, 80], ["cron", 100, 100]]);
-    assert.equal(sections.reduce((n, s) => n + s.count, 0), 300);
-    assert.deepEqual(sections.map((s) => sectionLabel(s.kind, s.count, s.count)), ["Main (120)", "Dashboard (80)", "Cron (100)"]);
+    assert.deepEqual(
+      sections.map((s) => [s.kind, s.groups.length, s.count]),
+      [
+        ["main", 40, 120],
+        ["dashboard", 80, 80],
+        ["cron", 100, 100],
+      ],
+    );
+    assert.equal(
+      sections.reduce((n, s) => n + s.count, 0),
+      300,
+    );
+    assert.deepEqual(
+      sections.map((s) => sectionLabel(s.kind, s.count, s.count)),
+      ["Main (120)", "Dashboard (80)", "Cron (100)"],
+    );
   });
 });
 
@@ -69,16 +110,22 @@ describe("filter", () => {
     const { view } = bigView();
     const sections = dashboardSections(view.groups);
     const byParent = filterWidgets(sections, "Release 7");
-    assert.deepEqual([...byParent.shown].sort(), [
-      pinKey({ gatewayId: GW, sessionKey: "agent:main:main:m7" }),
-      pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m7-s0" }),
-      pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m7-s1" }),
-    ].sort());
+    assert.deepEqual(
+      [...byParent.shown].sort(),
+      [
+        pinKey({ gatewayId: GW, sessionKey: "agent:main:main:m7" }),
+        pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m7-s0" }),
+        pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m7-s1" }),
+      ].sort(),
+    );
     const byChild = filterWidgets(sections, "check 3.1");
-    assert.deepEqual([...byChild.shown].sort(), [
-      pinKey({ gatewayId: GW, sessionKey: "agent:main:main:m3" }),
-      pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m3-s1" }),
-    ].sort());
+    assert.deepEqual(
+      [...byChild.shown].sort(),
+      [
+        pinKey({ gatewayId: GW, sessionKey: "agent:main:main:m3" }),
+        pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m3-s1" }),
+      ].sort(),
+    );
     assert.equal(byChild.total, 2);
   });
 
@@ -103,9 +150,20 @@ describe("filter", () => {
 
 describe("widget lookup", () => {
   test("several agents on one key: the most recently updated card speaks for the pin", () => {
-    const older = entry({ sessionKey: "k", agentId: "a", card: { sessionKey: "k", revision: 1, updatedAt: T0, markdown: "old", steps: [] } });
-    const newer = entry({ sessionKey: "k", agentId: "b", card: { sessionKey: "k", revision: 1, updatedAt: T0 + 5, markdown: "new", steps: [] } });
-    for (const list of [[older, newer], [newer, older]]) {
+    const older = entry({
+      sessionKey: "k",
+      agentId: "a",
+      card: { sessionKey: "k", revision: 1, updatedAt: T0, markdown: "old", steps: [] },
+    });
+    const newer = entry({
+      sessionKey: "k",
+      agentId: "b",
+      card: { sessionKey: "k", revision: 1, updatedAt: T0 + 5, markdown: "new", steps: [] },
+    });
+    for (const list of [
+      [older, newer],
+      [newer, older],
+    ]) {
       const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: "k" }), list, {}, conns, undefined, widgetLookup(list, {}));
       assert.equal(w?.entry?.card?.markdown, "new");
     }

@@ -56,7 +56,12 @@ describe("widget states", () => {
   test("update required", () => {
     const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: A }), [entry({ sessionKey: A, updateRequired: true })], {}, conns);
     assert.equal(w?.state, "update_required");
-    const w2 = widgetFor(pinKey({ gatewayId: GW, sessionKey: A }), [], {}, { [GW]: { state: "update_required", reason: "x", advice: "y" } });
+    const w2 = widgetFor(
+      pinKey({ gatewayId: GW, sessionKey: A }),
+      [],
+      {},
+      { [GW]: { state: "update_required", reason: "x", advice: "y" } },
+    );
     assert.equal(w2?.state, "update_required");
   });
 
@@ -92,19 +97,36 @@ describe("dashboardGroups", () => {
 
   test("pin order; finished hidden unless asked; sub-agents under their parent", () => {
     const v = dashboardGroups({ pinned, entries, sessions, connections: conns, kind: "all", showFinished: false });
-    assert.deepEqual(v.groups.map((g) => [g.widget.sessionKey, g.children.map((c) => c.sessionKey)]), [[A, [SUB]]]);
+    assert.deepEqual(
+      v.groups.map((g) => [g.widget.sessionKey, g.children.map((c) => c.sessionKey)]),
+      [[A, [SUB]]],
+    );
     assert.equal(v.hiddenFinished, 1);
     const all = dashboardGroups({ pinned, entries, sessions, connections: conns, kind: "all", showFinished: true });
-    assert.deepEqual(all.groups.map((g) => g.widget.sessionKey), [A, B]);
+    assert.deepEqual(
+      all.groups.map((g) => g.widget.sessionKey),
+      [A, B],
+    );
   });
 
   test("filter by kind; a sub-agent without its parent stands alone", () => {
     const v = dashboardGroups({ pinned, entries, sessions, connections: conns, kind: "subagent", showFinished: false });
-    assert.deepEqual(v.groups.map((g) => [g.widget.sessionKey, g.children.length]), [[SUB, 0]]);
+    assert.deepEqual(
+      v.groups.map((g) => [g.widget.sessionKey, g.children.length]),
+      [[SUB, 0]],
+    );
   });
 
   test("agents' board pins join the person's, once per session", () => {
-    const boards = { [GW]: { supported: true, pins: [{ boardSessionKey: A, widget: "w", title: "Board title", sessionKey: A }, { boardSessionKey: A, widget: "w2", title: "Other", sessionKey: "agent:main:dashboard:z" }] } };
+    const boards = {
+      [GW]: {
+        supported: true,
+        pins: [
+          { boardSessionKey: A, widget: "w", title: "Board title", sessionKey: A },
+          { boardSessionKey: A, widget: "w2", title: "Other", sessionKey: "agent:main:dashboard:z" },
+        ],
+      },
+    };
     const v = dashboardGroups({ pinned: [pinned[0]!], boards, entries, sessions, connections: conns, kind: "all", showFinished: true });
     assert.deepEqual(
       v.groups.map((g) => [g.widget.sessionKey, g.widget.byPerson, g.widget.byAgent, g.widget.title]),

@@ -149,7 +149,18 @@ describe("E3: remembered per card for the current connection", () => {
     const m = memory();
     m.observe(entry());
     m.toggle(entry());
-    m.connection(GW, { state: "pairing_required", requestId: "r1", deviceId: "d", command: "openclaw devices approve r1", reason: "scope-upgrade", advice: "" }, URL_A);
+    m.connection(
+      GW,
+      {
+        state: "pairing_required",
+        requestId: "r1",
+        deviceId: "d",
+        command: "openclaw devices approve r1",
+        reason: "scope-upgrade",
+        advice: "",
+      },
+      URL_A,
+    );
     m.connection(GW, connected(T0 + 10), URL_A);
     assert.equal(m.isOpen(entry()), false);
   });

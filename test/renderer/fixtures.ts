@@ -24,7 +24,14 @@ export function steps(...statuses: Step["status"][]): Step[] {
 }
 
 export function card(extra: Partial<ProgressCard> = {}): ProgressCard {
-  return { sessionKey: KEY, revision: 1, updatedAt: T0, markdown: "Working on it", steps: steps("completed", "in_progress", "pending"), ...extra };
+  return {
+    sessionKey: KEY,
+    revision: 1,
+    updatedAt: T0,
+    markdown: "Working on it",
+    steps: steps("completed", "in_progress", "pending"),
+    ...extra,
+  };
 }
 
 /** An entry as the core builds it; `run` (default: a live run) is what the Gateway said about the session. */
@@ -54,7 +61,14 @@ export function clearedByRead(at: number, extra: Partial<CardEntry> = {}): CardE
 }
 
 export function connected(since: number, limited = false): ConnectionState {
-  return { state: "connected", since, serverVersion: "2026.9.6", scopes: ["operator.read", "operator.write"], limited, advice: "Connected." };
+  return {
+    state: "connected",
+    since,
+    serverVersion: "2026.9.6",
+    scopes: ["operator.read", "operator.write"],
+    limited,
+    advice: "Connected.",
+  };
 }
 
 export function offline(nextRetryAt: number, extra: Partial<Extract<ConnectionState, { state: "offline" }>> = {}): ConnectionState {

@@ -16,9 +16,16 @@ const A = "agent:main:dashboard:aaaa";
 type H = { t: FakeTransport; store: CardStore; changes: DeskChange[]; timers: ManualTimers; entry(): CardEntry };
 
 /** A connected store holding `card` for A; the store is disposed after the test (no timers left). */
-async function withCard(tc: TestContext, card: unknown, opts: { methods?: string[]; capabilities?: string[]; key?: string; agentId?: string } = {}): Promise<H> {
+async function withCard(
+  tc: TestContext,
+  card: unknown,
+  opts: { methods?: string[]; capabilities?: string[]; key?: string; agentId?: string } = {},
+): Promise<H> {
   const key = opts.key ?? A;
-  const t = fakeTransport({ ...(opts.methods ? { methods: opts.methods } : {}), ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) });
+  const t = fakeTransport({
+    ...(opts.methods ? { methods: opts.methods } : {}),
+    ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
+  });
   t.auto.set("sessions.subscribe", () => ({ subscribed: true, list: { sessions: [] } }));
   // A write the test did not expect fails at once (rather than hanging the action forever).
   for (const m of ["progressCard.put", "progressCard.refresh"]) {

@@ -61,11 +61,23 @@ function setup(opts: Partial<ActivityOptions> = {}) {
   };
   const end = (run: string, extra: object = {}) => {
     feed(ev(run, "lifecycle", { phase: "finishing", stopReason: "stop", aborted: false }, extra));
-    feed(ev(run, "lifecycle", { phase: "end", stopReason: "stop", aborted: false, terminalReply: { disposition: "visible", text: "done" } }, extra));
+    feed(
+      ev(
+        run,
+        "lifecycle",
+        { phase: "end", stopReason: "stop", aborted: false, terminalReply: { disposition: "visible", text: "done" } },
+        extra,
+      ),
+    );
   };
   let call = 0;
   /** One tool call as the Gateway reports it: item start, (update), end. */
-  const tool = (run: string, name: string, meta: string | undefined, o: { status?: string; keepOpen?: boolean; extra?: object; title?: string } = {}) => {
+  const tool = (
+    run: string,
+    name: string,
+    meta: string | undefined,
+    o: { status?: string; keepOpen?: boolean; extra?: object; title?: string } = {},
+  ) => {
     const id = `call_${++call}`;
     const base = {
       itemId: `tool:${id}`,
@@ -122,11 +134,21 @@ describe("activity lines", () => {
   test("a read line is `Read · path`; update events and sign-of-life streams add nothing", () => {
     const h = setup();
     h.start("r1");
-    const base = { itemId: "tool:call_7", toolCallId: "call_7", name: "exec", kind: "tool", title: "Exec print text", meta: "print text", commandBearing: true };
+    const base = {
+      itemId: "tool:call_7",
+      toolCallId: "call_7",
+      name: "exec",
+      kind: "tool",
+      title: "Exec print text",
+      meta: "print text",
+      commandBearing: true,
+    };
     h.feed(h.ev("r1", "item", { ...base, phase: "start", status: "running" }));
     for (let i = 0; i < 5; i++) {
       h.feed(h.ev("r1", "item", { ...base, phase: "update", status: "running" }));
-      h.feed(h.ev("r1", "command_output", { itemId: "command:call_7", phase: "delta", name: "exec", output: `line${i}`, status: "running" }));
+      h.feed(
+        h.ev("r1", "command_output", { itemId: "command:call_7", phase: "delta", name: "exec", output: `line${i}`, status: "running" }),
+      );
       h.feed(h.ev("r1", "usage", { outputTokens: 5 }));
       h.feed(h.ev("r1", "assistant", { text: "thinking", delta: "thinking" }));
     }
@@ -211,12 +233,42 @@ describe("activity lines", () => {
     h.start("r1");
     // The Gateway sends an unrecognised command itself as `meta`.
     h.tool("r1", "exec", "OPENAI_API_KEY=sk-proj-abc123def456ghi789 ./deploy.sh --token hunter2token");
-    h.feed(h.ev("r1", "command_output", { itemId: "command:call_1", phase: "end", name: "exec", output: "PRIVATE-OUTPUT-LINE", exitCode: 0 }));
+    h.feed(
+      h.ev("r1", "command_output", { itemId: "command:call_1", phase: "end", name: "exec", output: "PRIVATE-OUTPUT-LINE", exitCode: 0 }),
+    );
     // Only the run's own client gets `tool` events; with no `item`, they make the line.
-    h.feed(h.ev("r1", "tool", { phase: "start", name: "exec", toolCallId: "call_99", args: { command: "curl -H 'Authorization: Bearer eyJhbGciOi.eyJzdWIiOjEy.c2lnbmF0dXJl' https://api.example.com", token: "arg-token-value", password: "pw-value" } }));
-    h.feed(h.ev("r1", "tool", { phase: "result", name: "exec", toolCallId: "call_99", isError: false, result: { content: [{ type: "text", text: "PRIVATE-FILE-CONTENTS" }] } }));
-    h.feed(h.ev("r1", "tool", { phase: "start", name: "read", toolCallId: "call_98", args: { path: "docs/guide.md", apiKey: "key-value-123" } }));
-    h.feed(h.ev("r1", "tool", { phase: "update", name: "read", toolCallId: "call_98", partialResult: { content: [{ type: "text", text: "PRIVATE-FILE-CONTENTS" }] } }));
+    h.feed(
+      h.ev("r1", "tool", {
+        phase: "start",
+        name: "exec",
+        toolCallId: "call_99",
+        args: {
+          command: "curl -H 'Authorization: Bearer eyJhbGciOi.eyJzdWIiOjEy.c2lnbmF0dXJl' https://api.example.com",
+          token: "arg-token-value",
+          password: "pw-value",
+        },
+      }),
+    );
+    h.feed(
+      h.ev("r1", "tool", {
+        phase: "result",
+        name: "exec",
+        toolCallId: "call_99",
+        isError: false,
+        result: { content: [{ type: "text", text: "PRIVATE-FILE-CONTENTS" }] },
+      }),
+    );
+    h.feed(
+      h.ev("r1", "tool", { phase: "start", name: "read", toolCallId: "call_98", args: { path: "docs/guide.md", apiKey: "key-value-123" } }),
+    );
+    h.feed(
+      h.ev("r1", "tool", {
+        phase: "update",
+        name: "read",
+        toolCallId: "call_98",
+        partialResult: { content: [{ type: "text", text: "PRIVATE-FILE-CONTENTS" }] },
+      }),
+    );
     h.time.advance(1000);
     const a = h.tracker.get(GW, KEY)!;
     assert.deepEqual(labels(a), [
@@ -224,7 +276,10 @@ describe("activity lines", () => {
       "Shell · curl -H 'Authorization: Bearer ***' https://api.example.com",
       "Read · docs/guide.md",
     ]);
-    assert.deepEqual(a.lines.map((l) => l.status), ["done", "done", "running"]);
+    assert.deepEqual(
+      a.lines.map((l) => l.status),
+      ["done", "done", "running"],
+    );
     const everything = JSON.stringify([a, h.emits]);
     for (const secret of ["sk-proj", "hunter2", "arg-token-value", "pw-value", "key-value-123", "eyJhbGciOi", "PRIVATE-"]) {
       assert.ok(!everything.includes(secret), `${secret} leaked`);
@@ -242,7 +297,10 @@ describe("activity lines", () => {
     const h = setup();
     h.start("r1");
     for (let i = 1; i <= 20; i++) h.tool("r1", "read", `from f${i}.md`);
-    assert.deepEqual(labels(h.tracker.get(GW, KEY)), Array.from({ length: 8 }, (_, i) => `Read · f${i + 13}.md`));
+    assert.deepEqual(
+      labels(h.tracker.get(GW, KEY)),
+      Array.from({ length: 8 }, (_, i) => `Read · f${i + 13}.md`),
+    );
     h.tracker.setOptions({ maxLines: 3 });
     assert.deepEqual(labels(h.tracker.get(GW, KEY)), ["Read · f18.md", "Read · f19.md", "Read · f20.md"]);
     h.tracker.setOptions({ maxLines: 10_000 });
@@ -278,7 +336,16 @@ describe("activity lines", () => {
     h.time.advance(1);
     h.tracker.tick();
     assert.equal(h.tracker.get(GW, KEY), null);
-    assert.deepEqual(h.emits.at(-1), { gatewayId: GW, sessionKey: KEY, live: false, runId: null, current: null, lines: [], stall: null, updatedAt: h.time.now() });
+    assert.deepEqual(h.emits.at(-1), {
+      gatewayId: GW,
+      sessionKey: KEY,
+      live: false,
+      runId: null,
+      current: null,
+      lines: [],
+      stall: null,
+      updatedAt: h.time.now(),
+    });
     assert.equal(h.tracker.needsTick(), false);
   });
 
@@ -311,7 +378,10 @@ describe("activity lines", () => {
     const h = setup();
     h.start("r1");
     h.tool("r1", "read", "from a.md");
-    h.tracker.handleAgentEvent("other-gw", h.ev("r9", "item", { itemId: "tool:c", toolCallId: "c", name: "ls", kind: "tool", phase: "start", meta: "." }));
+    h.tracker.handleAgentEvent(
+      "other-gw",
+      h.ev("r9", "item", { itemId: "tool:c", toolCallId: "c", name: "ls", kind: "tool", phase: "start", meta: "." }),
+    );
     assert.deepEqual(labels(h.tracker.get(GW, KEY)), ["Read · a.md"]);
     assert.deepEqual(labels(h.tracker.get("other-gw", KEY)), ["List · ."]);
     h.tracker.forget("other-gw");
@@ -342,7 +412,13 @@ describe("activity lines", () => {
     h.time.advance(10);
     on("b", "rb");
     on("c", "rc");
-    assert.deepEqual(h.tracker.list().map((a) => a.sessionKey).sort(), ["b", "c"]);
+    assert.deepEqual(
+      h.tracker
+        .list()
+        .map((a) => a.sessionKey)
+        .sort(),
+      ["b", "c"],
+    );
   });
 });
 
@@ -388,7 +464,10 @@ describe("coalescing", () => {
     assert.deepEqual(emittedAt, [0, 1000], "the run start at once, then the ten reads together 1 s after that emit");
     assert.deepEqual(
       h.emits.filter((a) => a.sessionKey === KEY).map((a) => [a.updatedAt - T0, a.lines.length]),
-      [[0, 0], [900, 8]],
+      [
+        [0, 0],
+        [900, 8],
+      ],
     );
     assert.equal(h.emits.at(-1)!.lines.at(-1)?.label, "Read · f9.md");
   });
@@ -505,7 +584,12 @@ describe("no-progress flags", () => {
     assert.equal(h.tracker.get(GW, KEY)!.stall, null);
     h.time.advance(1);
     h.tracker.tick();
-    assert.deepEqual(h.tracker.get(GW, KEY)!.stall, { kind: "silent", sinceMs: 600_000, lastEventAt: T0, text: "No new activity for 10 min" });
+    assert.deepEqual(h.tracker.get(GW, KEY)!.stall, {
+      kind: "silent",
+      sinceMs: 600_000,
+      lastEventAt: T0,
+      text: "No new activity for 10 min",
+    });
     h.time.advance(2 * 60_000 + 30_000);
     h.tracker.tick();
     h.time.advance(0);
@@ -538,7 +622,14 @@ describe("no-progress flags", () => {
       parentKey: KEY,
       text: "Sub-agent produced nothing for 10 min",
     });
-    h.feed(h.ev("c1", "item", { itemId: "tool:c", toolCallId: "c", name: "exec", kind: "tool", phase: "start", meta: "print text", commandBearing: true }, child));
+    h.feed(
+      h.ev(
+        "c1",
+        "item",
+        { itemId: "tool:c", toolCallId: "c", name: "exec", kind: "tool", phase: "start", meta: "print text", commandBearing: true },
+        child,
+      ),
+    );
     assert.equal(h.tracker.get(GW, CHILD)!.stall, null);
   });
 

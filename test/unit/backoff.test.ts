@@ -15,7 +15,10 @@ describe("backoffDelay", () => {
     const delays = [1, 2, 3, 4, 5].map((n) => backoffDelay(n, NO_JITTER, mid));
     assert.deepEqual(delays, [1000, 2000, 4000, 8000, 16000]);
     // a centred random with jitter gives the same values
-    assert.deepEqual([1, 2, 3].map((n) => backoffDelay(n, DEFAULT_BACKOFF, mid)), [1000, 2000, 4000]);
+    assert.deepEqual(
+      [1, 2, 3].map((n) => backoffDelay(n, DEFAULT_BACKOFF, mid)),
+      [1000, 2000, 4000],
+    );
   });
 
   test("caps at maxMs", () => {
@@ -31,11 +34,26 @@ describe("backoffDelay", () => {
 
   test("jitter stays within ±jitter of the (capped) base", () => {
     const policy: BackoffPolicy = { initialMs: 1000, maxMs: 30_000, multiplier: 2, jitter: 0.2 };
-    assert.equal(backoffDelay(1, policy, () => 0), 800);
-    assert.equal(backoffDelay(1, policy, () => 0.999999), 1200);
-    assert.equal(backoffDelay(3, policy, () => 0), 3200);
-    assert.equal(backoffDelay(3, policy, () => 0.25), 3600);
-    assert.equal(backoffDelay(20, policy, () => 0), 24_000);
+    assert.equal(
+      backoffDelay(1, policy, () => 0),
+      800,
+    );
+    assert.equal(
+      backoffDelay(1, policy, () => 0.999999),
+      1200,
+    );
+    assert.equal(
+      backoffDelay(3, policy, () => 0),
+      3200,
+    );
+    assert.equal(
+      backoffDelay(3, policy, () => 0.25),
+      3600,
+    );
+    assert.equal(
+      backoffDelay(20, policy, () => 0),
+      24_000,
+    );
     for (let attempt = 1; attempt <= 12; attempt++) {
       const base = Math.min(30_000, 1000 * 2 ** (attempt - 1));
       for (const r of [0, 0.1, 0.33, 0.5, 0.77, 0.999]) {
@@ -53,7 +71,10 @@ describe("backoffDelay", () => {
 
   test("custom tiny policy", () => {
     const tiny: BackoffPolicy = { initialMs: 5, maxMs: 40, multiplier: 3, jitter: 0 };
-    assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(n, tiny)), [5, 15, 40, 40]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((n) => backoffDelay(n, tiny)),
+      [5, 15, 40, 40],
+    );
   });
 
   test("never negative", () => {

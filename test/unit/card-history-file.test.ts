@@ -20,7 +20,20 @@ const tempDir = (): string => {
 
 function entry(revision: number, at: number, sessionKey = "agent:main:main"): CardEntry {
   const card = { sessionKey, revision, updatedAt: at, markdown: "secret-ish note", steps: [{ step: "A", status: "in_progress" as const }] };
-  return { gatewayId: "gw", sessionKey, agentId: null, title: "t", card, derived: deriveCard(card, null), freshness: "live", confirmedAt: at, error: null, hidden: false, updateRequired: false, refresh: null };
+  return {
+    gatewayId: "gw",
+    sessionKey,
+    agentId: null,
+    title: "t",
+    card,
+    derived: deriveCard(card, null),
+    freshness: "live",
+    confirmedAt: at,
+    error: null,
+    hidden: false,
+    updateRequired: false,
+    refresh: null,
+  };
 }
 
 describe("card history file", () => {
@@ -46,7 +59,10 @@ describe("card history file", () => {
     assert.equal(p.writes, 2, "then go out together");
     const loaded = loadHistoryFile(path);
     assert.equal(loaded.problem, null);
-    assert.deepEqual(loaded.histories[0]!.records.map((r) => r.revision), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      loaded.histories[0]!.records.map((r) => r.revision),
+      [1, 2, 3, 4, 5, 6],
+    );
     assert.equal(readFileSync(path, "utf8").includes("secret-ish"), false, "no note text on disk");
     assert.deepEqual(readdirSync(dir), [HISTORY_FILE_NAME], "no temporary file left behind");
   });
@@ -59,7 +75,10 @@ describe("card history file", () => {
     clock.advance(0);
     p.history.observe(entry(2, clock.now));
     p.flush();
-    assert.deepEqual(loadHistoryFile(path).histories[0]!.records.map((r) => r.revision), [1, 2]);
+    assert.deepEqual(
+      loadHistoryFile(path).histories[0]!.records.map((r) => r.revision),
+      [1, 2],
+    );
   });
 
   test("read-only mode (watch) never writes", () => {
@@ -88,11 +107,22 @@ describe("card history file", () => {
 
   test("a damaged entry loses only itself", () => {
     const path = historyPath(tempDir());
-    const good = { gatewayId: "gw", sessionKey: "k", agentId: null, fromStart: true, endedAt: null, unwatchedSince: null, records: [{ at: 1, revision: 1, statuses: "ip", steps: ["a", "b"] }] };
+    const good = {
+      gatewayId: "gw",
+      sessionKey: "k",
+      agentId: null,
+      fromStart: true,
+      endedAt: null,
+      unwatchedSince: null,
+      records: [{ at: 1, revision: 1, statuses: "ip", steps: ["a", "b"] }],
+    };
     const bad = { ...good, records: [{ at: "yesterday", revision: 1, statuses: "ip" }] };
     writeFileSync(path, JSON.stringify({ version: 1, histories: [good, bad, { ...good, sessionKey: "k2" }] }));
     const loaded = loadHistoryFile(path);
-    assert.deepEqual(loaded.histories.map((h) => h.sessionKey), ["k", "k2"]);
+    assert.deepEqual(
+      loaded.histories.map((h) => h.sessionKey),
+      ["k", "k2"],
+    );
     assert.match(loaded.problem ?? "", /1 damaged entry; it was left out, the rest kept/);
   });
 

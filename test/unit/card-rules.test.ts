@@ -19,7 +19,14 @@ describe("parseCard: steps", () => {
   test("a step with no readable text is refused, naming the step by its 1-based position", () => {
     for (const text of ["   ", "\t\n", "\u200b\u200b"]) {
       assert.throws(
-        () => parseCard({ ...base, steps: [{ step: "Fetch", status: "completed" }, { step: text, status: "pending" }] }),
+        () =>
+          parseCard({
+            ...base,
+            steps: [
+              { step: "Fetch", status: "completed" },
+              { step: text, status: "pending" },
+            ],
+          }),
         (err: unknown) => isDeskError(err, "MALFORMED_CARD") && err.message === "card step 2 has no text",
         JSON.stringify(text),
       );

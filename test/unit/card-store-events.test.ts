@@ -23,7 +23,12 @@ function harness(rows: Array<Record<string, unknown>> = [{ key: A, label: "Sessi
   t.auto.set("sessions.subscribe", () => ({ subscribed: true, list: { sessions: rows } }));
   t.auto.set("sessions.list", () => ({ sessions: rows }));
   const s = new CardStore({ gatewayId: "gw", transport: t, emit: (c) => changes.push(c), now: () => 7_000, readRetryMs: 5, ...store });
-  return { t, store: s, changes, cards: (key) => changes.flatMap((c) => (c.type === "card" && (!key || c.entry.sessionKey === key) ? [c.entry] : [])) };
+  return {
+    t,
+    store: s,
+    changes,
+    cards: (key) => changes.flatMap((c) => (c.type === "card" && (!key || c.entry.sessionKey === key) ? [c.entry] : [])),
+  };
 }
 
 function gets(h: Harness, key = A): number {
@@ -56,7 +61,10 @@ describe("connection changes", () => {
     h.store.onConnectionState(OFFLINE);
     h.store.onConnectionState(OFFLINE);
     const after = h.changes.slice(before).flatMap((c) => (c.type === "card" ? [c.entry] : []));
-    assert.deepEqual(after.map((e) => [e.sessionKey, e.freshness]), [[A, "offline"]]);
+    assert.deepEqual(
+      after.map((e) => [e.sessionKey, e.freshness]),
+      [[A, "offline"]],
+    );
     assert.equal(h.store.entry(A)?.freshness, "offline");
   });
 
@@ -103,7 +111,10 @@ describe("session-list events", () => {
   test("a created session is read at once (create or created); other reasons for an unknown key are not", T, async () => {
     const h = harness();
     await connected(h);
-    for (const [key, reason] of [[B, "create"], ["agent:main:c", "created"]] as const) {
+    for (const [key, reason] of [
+      [B, "create"],
+      ["agent:main:c", "created"],
+    ] as const) {
       h.store.onEvent("sessions.changed", { sessionKey: key, reason });
       await settle();
       assert.equal(gets(h, key), 1, `${reason}: read`);
@@ -122,7 +133,11 @@ describe("session-list events", () => {
   test("delete removes the session unless it names another transcript id", T, async () => {
     const h = harness([{ key: A, sessionId: "s1" }, { key: B }, { key: "agent:main:c", sessionId: "s3" }]);
     await connected(h);
-    const keys = () => h.store.sessionList().map((s) => s.key).sort();
+    const keys = () =>
+      h.store
+        .sessionList()
+        .map((s) => s.key)
+        .sort();
     h.store.onEvent("sessions.changed", { sessionKey: A, reason: "delete", sessionId: "s-newer" });
     assert.deepEqual(keys(), [A, B, "agent:main:c"].sort(), "another transcript: kept");
     h.store.onEvent("sessions.changed", { sessionKey: A, reason: "delete", sessionId: "s1" });
@@ -294,7 +309,12 @@ describe("refresh state", () => {
     await connected(h);
     h.store.setRefresh(B, null, pending("kb", 1));
     h.store.setRefresh(A, null, pending("ka", 1), 20);
-    const timedOut = await until("A's refresh to time out", () => (h.store.entry(A)?.refresh?.status === "timed_out" ? h.store.entry(A)!.refresh : null), 2_000, 5);
+    const timedOut = await until(
+      "A's refresh to time out",
+      () => (h.store.entry(A)?.refresh?.status === "timed_out" ? h.store.entry(A)!.refresh : null),
+      2_000,
+      5,
+    );
     assert.deepEqual(timedOut, { status: "timed_out", key: "ka", baseline: 1, at: 7_000 });
     assert.equal(h.cards(A).at(-1)!.refresh?.status, "timed_out", "the time-out is said");
     assert.equal(h.store.entry(B)?.refresh?.status, "pending");

@@ -174,7 +174,10 @@ describe("the roster, page by page", () => {
     await h.store.onReady();
     await settle();
     assert.equal(h.store.entries().length, ROSTER_PAGE_SIZE);
-    assert.ok(warnings.some((w) => /session list failed list failed/.test(w)), "the failed listing is logged as a warning");
+    assert.ok(
+      warnings.some((w) => /session list failed list failed/.test(w)),
+      "the failed listing is logged as a warning",
+    );
   });
 });
 

@@ -15,7 +15,6 @@ const T = { timeout: 5_000 };
 const A = "agent:main:dashboard:aaaa";
 const B = "agent:main:dashboard:bbbb";
 
-
 type Harness = {
   t: FakeTransport;
   store: CardStore;
@@ -25,14 +24,24 @@ type Harness = {
   timers: ManualTimers;
 };
 
-function harness(opts: { rows?: Array<Record<string, unknown>>; capabilities?: string[]; store?: Partial<CardStoreOptions> } = {}): Harness {
+function harness(
+  opts: { rows?: Array<Record<string, unknown>>; capabilities?: string[]; store?: Partial<CardStoreOptions> } = {},
+): Harness {
   const t = fakeTransport(opts.capabilities ? { capabilities: opts.capabilities } : {});
   const changes: DeskChange[] = [];
   const clock = { now: 5_000_000 };
   const timers = new ManualTimers();
   t.auto.set("sessions.subscribe", () => ({ subscribed: true, list: { sessions: opts.rows ?? [{ key: A, label: "Session A" }] } }));
   t.auto.set("sessions.list", () => ({ sessions: opts.rows ?? [{ key: A, label: "Session A" }] }));
-  const store = new CardStore({ gatewayId: "gw", transport: t, emit: (c) => changes.push(c), now: () => clock.now, readRetryMs: 5, schedule: timers.schedule, ...opts.store });
+  const store = new CardStore({
+    gatewayId: "gw",
+    transport: t,
+    emit: (c) => changes.push(c),
+    now: () => clock.now,
+    readRetryMs: 5,
+    schedule: timers.schedule,
+    ...opts.store,
+  });
   return {
     t,
     store,
@@ -64,7 +73,12 @@ function pendingGet(h: Harness, key = A) {
 
 describe("CardStore: reading", () => {
   test("onReady subscribes (sessions.subscribe) and reads every session of the roster", T, async () => {
-    const h = harness({ rows: [{ key: A, label: "Session A" }, { key: B, displayName: "Session B" }] });
+    const h = harness({
+      rows: [
+        { key: A, label: "Session A" },
+        { key: B, displayName: "Session B" },
+      ],
+    });
     await h.store.onReady();
     const sub = h.t.of("sessions.subscribe");
     assert.equal(sub.length, 1);
@@ -74,7 +88,10 @@ describe("CardStore: reading", () => {
       h.t.of("progressCard.get").map((c) => c.params),
       [{ sessionKey: A }, { sessionKey: B }],
     );
-    assert.deepEqual(h.store.sessionList().map((s) => s.title), ["Session A", "Session B"]);
+    assert.deepEqual(
+      h.store.sessionList().map((s) => s.title),
+      ["Session A", "Session B"],
+    );
     assert.ok(h.changes.some((c) => c.type === "sessions"));
   });
 
@@ -178,7 +195,13 @@ describe("CardStore: reading", () => {
     pendingGet(h, B).resolve({ card: wireCard(B, 1, DONE) });
     await settle();
     assert.equal(h.store.entry(B)?.derived?.state, "complete");
-    assert.deepEqual(h.store.entries().map((e) => e.sessionKey).sort(), [A, B]);
+    assert.deepEqual(
+      h.store
+        .entries()
+        .map((e) => e.sessionKey)
+        .sort(),
+      [A, B],
+    );
   });
 });
 
@@ -365,7 +388,12 @@ describe("CardStore: failures (P4, C5)", () => {
     await ready(h, wireCard(A, 2, UNFINISHED));
     h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 3 });
     await settle();
-    pendingGet(h).resolve({ card: wireCard(A, 3, [{ step: "a", status: "in_progress" }, { step: "b", status: "in_progress" }]) });
+    pendingGet(h).resolve({
+      card: wireCard(A, 3, [
+        { step: "a", status: "in_progress" },
+        { step: "b", status: "in_progress" },
+      ]),
+    });
     await settle();
     const e = h.store.entry(A)!;
     assert.equal(e.error?.code, "MALFORMED_CARD");
@@ -380,7 +408,10 @@ describe("CardStore: failures (P4, C5)", () => {
     const e = h.store.entry(A)!;
     assert.equal(e.card, null);
     assert.equal(e.error?.code, "MALFORMED_CARD");
-    assert.deepEqual(h.store.entries().map((x) => x.sessionKey), [A]);
+    assert.deepEqual(
+      h.store.entries().map((x) => x.sessionKey),
+      [A],
+    );
   });
 
   test("an oversized note is a clear error state", T, async () => {
@@ -396,7 +427,8 @@ describe("CardStore: connection state (G3)", () => {
     const h = harness({ rows: [{ key: A }, { key: B }] });
     await h.store.onReady();
     h.clock.now = 42;
-    for (const c of h.t.of("progressCard.get", { pending: true })) c.resolve({ card: wireCard(c.params.sessionKey as string, 1, UNFINISHED) });
+    for (const c of h.t.of("progressCard.get", { pending: true }))
+      c.resolve({ card: wireCard(c.params.sessionKey as string, 1, UNFINISHED) });
     await settle();
     const before = h.changes.length;
     h.store.onConnectionState(OFFLINE);
@@ -480,7 +512,15 @@ describe("CardStore: run state from sessions.changed (R6)", () => {
   test("a finished run covering the card gives its outcome", T, async () => {
     const h = harness({ rows: [running] });
     await ready(h, wireCard(A, 1, UNFINISHED));
-    h.store.onEvent("sessions.changed", { sessionKey: A, phase: "end", runId: "r1", status: "failed", hasActiveRun: false, activeRunIds: [], endedAt: 2_000_000 });
+    h.store.onEvent("sessions.changed", {
+      sessionKey: A,
+      phase: "end",
+      runId: "r1",
+      status: "failed",
+      hasActiveRun: false,
+      activeRunIds: [],
+      endedAt: 2_000_000,
+    });
     await settle();
     assert.equal(h.store.entry(A)?.derived?.outcome, "failed");
     assert.equal(h.store.entry(A)?.derived?.state, "paused");
@@ -548,7 +588,10 @@ describe("CardStore: agent scope (G4)", () => {
     assert.equal(entry.agentId, "research");
     await settle();
     const first = h.t.of("progressCard.get", { pending: true });
-    assert.deepEqual(first.map((c) => c.params), [{ sessionKey: "global", agentId: "research" }]);
+    assert.deepEqual(
+      first.map((c) => c.params),
+      [{ sessionKey: "global", agentId: "research" }],
+    );
     first[0]!.resolve({ card: wireCard("agent:research:global", 1, UNFINISHED) });
     await settle();
     assert.equal(h.store.entry("global", "research")?.card?.revision, 1);
@@ -556,7 +599,10 @@ describe("CardStore: agent scope (G4)", () => {
     h.store.onEvent("progressCard.changed", { sessionKey: "agent:research:global", revision: 2 });
     await settle();
     const second = h.t.of("progressCard.get", { pending: true });
-    assert.deepEqual(second.map((c) => c.params), [{ sessionKey: "global", agentId: "research" }]);
+    assert.deepEqual(
+      second.map((c) => c.params),
+      [{ sessionKey: "global", agentId: "research" }],
+    );
     second[0]!.resolve({ card: wireCard("agent:research:global", 2, UNFINISHED) });
     await settle();
     assert.equal(h.store.entry("global", "research")?.card?.revision, 2);
@@ -581,7 +627,10 @@ describe("CardStore: agent scope (G4)", () => {
     const e = h.store.track("agent:research:main", "research");
     assert.equal(e.agentId, null);
     await settle();
-    assert.deepEqual(h.t.of("progressCard.get").map((c) => c.params), [{ sessionKey: "agent:research:main" }]);
+    assert.deepEqual(
+      h.t.of("progressCard.get").map((c) => c.params),
+      [{ sessionKey: "agent:research:main" }],
+    );
     assert.deepEqual(h.store.readTarget({ sessionKey: "agent:x:y", agentId: "x" }), { sessionKey: "agent:x:y" });
     assert.deepEqual(h.store.readTarget({ sessionKey: "global", agentId: null }), { sessionKey: "global" });
     h.t.capabilities.add(AGENT_SCOPE_CAPABILITY);
@@ -620,7 +669,10 @@ describe("CardStore: concurrency", () => {
     }
     assert.equal(maxOpen, 2);
     assert.deepEqual(
-      h.t.of("progressCard.get").map((c) => c.params.sessionKey).sort(),
+      h.t
+        .of("progressCard.get")
+        .map((c) => c.params.sessionKey)
+        .sort(),
       [...keys].sort(),
       "each session read exactly once",
     );
@@ -690,7 +742,10 @@ describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
     await h.store.onReady();
     for (const key of keys) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: 1 });
     await settle();
-    assert.deepEqual(h.t.of("progressCard.get").map((c) => c.params.sessionKey), keys.slice(0, 2));
+    assert.deepEqual(
+      h.t.of("progressCard.get").map((c) => c.params.sessionKey),
+      keys.slice(0, 2),
+    );
     mono.at += 500; // one more read is due
     await until("the third read", () => h.t.of("progressCard.get").length === 3, 2_000);
     await settle();
@@ -701,7 +756,10 @@ describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
     assert.equal(h.t.of("progressCard.get").length, 3, "no read ahead of the queue");
     mono.running = true;
     await until("every read", () => h.t.of("progressCard.get").length === 7, 2_000);
-    assert.deepEqual(h.t.of("progressCard.get").map((c) => c.params.sessionKey), [...keys, keys[0]]);
+    assert.deepEqual(
+      h.t.of("progressCard.get").map((c) => c.params.sessionKey),
+      [...keys, keys[0]],
+    );
   });
 
   test("a disconnect drops the queue; the reconnect reads hinted sessions again within the budget", T, async () => {

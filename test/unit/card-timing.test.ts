@@ -18,7 +18,13 @@ function entry(revision: number | null, statuses: string, at: number, patch: Par
   const card =
     revision === null
       ? null
-      : { sessionKey: KEY, revision, updatedAt: at, markdown: "a private note", steps: [...statuses].map((l, i) => ({ step: `Step ${i + 1}`, status: letters[l]! })) };
+      : {
+          sessionKey: KEY,
+          revision,
+          updatedAt: at,
+          markdown: "a private note",
+          steps: [...statuses].map((l, i) => ({ step: `Step ${i + 1}`, status: letters[l]! })),
+        };
   return {
     gatewayId: GW,
     sessionKey: KEY,
@@ -45,13 +51,24 @@ function watched(rows: [number, string, number][], fromStart = true): CardHistor
 }
 
 const open = (h: CardHistory): CardHistoryData => h.current(GW, KEY, null)!;
-const timing = (h: CardHistory, state: "active" | "paused" | "complete" = "active", nowMin = 100) => deriveTiming(open(h), state, T0 + nowMin * MIN);
+const timing = (h: CardHistory, state: "active" | "paused" | "complete" = "active", nowMin = 100) =>
+  deriveTiming(open(h), state, T0 + nowMin * MIN);
 
 describe("card history", () => {
   test("records each confirmed revision once: its confirm time and the step statuses, never the note", () => {
-    const h = watched([[1, "ip", 0], [1, "ip", 3], [2, "ci", 10]]);
+    const h = watched([
+      [1, "ip", 0],
+      [1, "ip", 3],
+      [2, "ci", 10],
+    ]);
     const data = open(h);
-    assert.deepEqual(data.records.map((r) => [r.revision, r.statuses, r.at]), [[1, "ip", T0], [2, "ci", T0 + 10 * MIN]]);
+    assert.deepEqual(
+      data.records.map((r) => [r.revision, r.statuses, r.at]),
+      [
+        [1, "ip", T0],
+        [2, "ci", T0 + 10 * MIN],
+      ],
+    );
     assert.equal(JSON.stringify(h.data()).includes("private note"), false);
     assert.equal(data.fromStart, true);
   });
@@ -66,19 +83,28 @@ describe("card history", () => {
   });
 
   test("a clear ends the history and a new card starts a new one", () => {
-    const h = watched([[1, "ip", 0], [2, "ci", 5]]);
+    const h = watched([
+      [1, "ip", 0],
+      [2, "ci", 5],
+    ]);
     h.observe(entry(null, "", T0 + 6 * MIN));
     assert.equal(h.current(GW, KEY, null), null);
     h.observe(entry(1, "ip", T0 + 7 * MIN));
     const all = h.all(GW, KEY, null);
     assert.equal(all.length, 2);
     assert.equal(all[0]!.endedAt, T0 + 6 * MIN);
-    assert.deepEqual(all[1]!.records.map((r) => r.revision), [1]);
+    assert.deepEqual(
+      all[1]!.records.map((r) => r.revision),
+      [1],
+    );
     assert.equal(all[1]!.fromStart, true, "the clear was confirmed, so the new card was watched from its creation");
   });
 
   test("a lower revision (a reset) is another card", () => {
-    const h = watched([[1, "ip", 0], [4, "ci", 5]]);
+    const h = watched([
+      [1, "ip", 0],
+      [4, "ci", 5],
+    ]);
     h.observe(entry(1, "ip", T0 + 6 * MIN));
     assert.equal(h.all(GW, KEY, null).length, 2);
   });
@@ -98,7 +124,10 @@ describe("card history", () => {
     h.observe(entry(null, "", T0));
     for (let rev = 1; rev <= 5; rev += 1) h.observe(entry(rev, rev === 5 ? "ci" : "ip", T0 + rev * MIN));
     const data = open(h);
-    assert.deepEqual(data.records.map((r) => r.revision), [3, 4, 5]);
+    assert.deepEqual(
+      data.records.map((r) => r.revision),
+      [3, 4, 5],
+    );
     assert.deepEqual(data.records[0]!.steps, ["Step 1", "Step 2"], "the oldest kept record still names the steps");
     assert.equal(data.fromStart, false, "what came before the oldest kept record is unknown");
     for (const key of ["agent:a:x", "agent:b:x"]) h.observe({ ...entry(1, "i", T0 + 10 * MIN), sessionKey: key });
@@ -107,7 +136,10 @@ describe("card history", () => {
   });
 
   test("histories loaded from disk count as unwatched since their last record", () => {
-    const h = watched([[1, "ip", 0], [2, "ci", 4]]);
+    const h = watched([
+      [1, "ip", 0],
+      [2, "ci", 4],
+    ]);
     const reloaded = new CardHistory(structuredClone(h.data()));
     assert.equal(open(reloaded).unwatchedSince, T0 + 4 * MIN);
   });
@@ -115,20 +147,30 @@ describe("card history", () => {
 
 describe("derived timing", () => {
   test("steps seen starting and finishing get both times; the current step runs since its start", () => {
-    const h = watched([[1, "ipp", 0], [2, "cip", 12], [3, "cci", 20]]);
-    const t = timing(h);
-    assert.deepEqual(t.steps.map((s) => [s.step, s.startedAt, s.finishedAt]), [
-      ["Step 1", T0, T0 + 12 * MIN],
-      ["Step 2", T0 + 12 * MIN, T0 + 20 * MIN],
-      ["Step 3", T0 + 20 * MIN, null],
+    const h = watched([
+      [1, "ipp", 0],
+      [2, "cip", 12],
+      [3, "cci", 20],
     ]);
+    const t = timing(h);
+    assert.deepEqual(
+      t.steps.map((s) => [s.step, s.startedAt, s.finishedAt]),
+      [
+        ["Step 1", T0, T0 + 12 * MIN],
+        ["Step 2", T0 + 12 * MIN, T0 + 20 * MIN],
+        ["Step 3", T0 + 20 * MIN, null],
+      ],
+    );
     assert.equal(stepDuration(t.steps[0]!), 12 * MIN);
     assert.equal(t.currentStepSince, T0 + 20 * MIN);
     assert.equal(t.lastChangeAt, T0 + 20 * MIN);
   });
 
   test("a step seen completed without being seen in progress has no duration", () => {
-    const h = watched([[1, "ipp", 0], [2, "ccp", 5]]);
+    const h = watched([
+      [1, "ipp", 0],
+      [2, "ccp", 5],
+    ]);
     const t = timing(h);
     assert.equal(stepDuration(t.steps[0]!), 5 * MIN);
     assert.equal(t.steps[1]!.startedAt, null);
@@ -137,7 +179,15 @@ describe("derived timing", () => {
   });
 
   test("a card first seen already under way has no start for what was under way", () => {
-    const t = timing(watched([[7, "cip", 0], [8, "cci", 6]], false));
+    const t = timing(
+      watched(
+        [
+          [7, "cip", 0],
+          [8, "cci", 6],
+        ],
+        false,
+      ),
+    );
     assert.equal(t.steps[1]!.startedAt, null, "step 2 was in progress before we looked");
     assert.equal(t.steps[1]!.finishedAt, T0 + 6 * MIN);
     assert.equal(t.steps[2]!.startedAt, T0 + 6 * MIN);
@@ -150,7 +200,14 @@ describe("derived timing", () => {
     // Step 1 finished and step 3 started while nothing was watched; step 2 ran across the gap.
     h.observe(entry(2, "cii", T0 + 30 * MIN));
     const t = timing(h);
-    assert.deepEqual(t.steps.map((s) => [s.startedAt, s.finishedAt]), [[null, null], [null, null], [null, null]]);
+    assert.deepEqual(
+      t.steps.map((s) => [s.startedAt, s.finishedAt]),
+      [
+        [null, null],
+        [null, null],
+        [null, null],
+      ],
+    );
     assert.equal(t.currentStepSince, null);
     assert.equal(t.lastChangeAt, null, "the change happened at an unknown time in the gap");
     assert.deepEqual(t.gaps, [{ from: T0 + 2 * MIN, to: T0 + 30 * MIN }]);
@@ -159,7 +216,10 @@ describe("derived timing", () => {
   });
 
   test("the same revision across a gap keeps the time of the change", () => {
-    const h = watched([[1, "ip", 0], [2, "ci", 5]]);
+    const h = watched([
+      [1, "ip", 0],
+      [2, "ci", 5],
+    ]);
     h.unwatched(GW, T0 + 6 * MIN);
     h.observe(entry(2, "ci", T0 + 9 * MIN));
     assert.equal(timing(h).lastChangeAt, T0 + 5 * MIN);
@@ -179,10 +239,30 @@ describe("derived timing", () => {
   });
 
   test("the whole plan's time is known only for a card watched from creation to completion without a gap", () => {
-    const full = watched([[1, "ip", 0], [2, "ci", 10], [3, "cc", 64]]);
+    const full = watched([
+      [1, "ip", 0],
+      [2, "ci", 10],
+      [3, "cc", 64],
+    ]);
     assert.equal(timing(full, "complete").planMs, 64 * MIN);
-    assert.equal(timing(watched([[1, "ip", 0], [2, "ci", 10], [3, "cc", 64]], false), "complete").planMs, null);
-    const gapped = watched([[1, "ip", 0], [2, "ci", 10]]);
+    assert.equal(
+      timing(
+        watched(
+          [
+            [1, "ip", 0],
+            [2, "ci", 10],
+            [3, "cc", 64],
+          ],
+          false,
+        ),
+        "complete",
+      ).planMs,
+      null,
+    );
+    const gapped = watched([
+      [1, "ip", 0],
+      [2, "ci", 10],
+    ]);
     gapped.unwatched(GW, T0 + 20 * MIN);
     gapped.observe(entry(3, "cc", T0 + 64 * MIN));
     assert.equal(timing(gapped, "complete").planMs, null);
@@ -209,10 +289,25 @@ describe("derived timing", () => {
 });
 
 describe("estimate of the time left", () => {
-  const two = (): CardHistory => watched([[1, "ippp", 0], [2, "cipp", 10], [3, "ccip", 30]]);
+  const two = (): CardHistory =>
+    watched([
+      [1, "ippp", 0],
+      [2, "cipp", 10],
+      [3, "ccip", 30],
+    ]);
 
   test("appears only with two steps completed with known durations", () => {
-    assert.equal(timing(watched([[1, "ippp", 0], [2, "cipp", 10]]), "active", 12).estimate, null);
+    assert.equal(
+      timing(
+        watched([
+          [1, "ippp", 0],
+          [2, "cipp", 10],
+        ]),
+        "active",
+        12,
+      ).estimate,
+      null,
+    );
     const t = timing(two(), "active", 35);
     // Durations 10 and 20 min; step 3 running 5 min; then one more step.
     assert.deepEqual(t.estimate, { minMs: 5 * MIN + 10 * MIN, maxMs: 15 * MIN + 20 * MIN });
@@ -231,7 +326,11 @@ describe("estimate of the time left", () => {
   });
 
   test("needs no gap from the first measured step until now", () => {
-    const h = watched([[1, "ippp", 0], [2, "cipp", 10], [3, "ccip", 30]]);
+    const h = watched([
+      [1, "ippp", 0],
+      [2, "cipp", 10],
+      [3, "ccip", 30],
+    ]);
     h.unwatched(GW, T0 + 31 * MIN);
     h.observe(entry(3, "ccip", T0 + 40 * MIN));
     // Step 4 is seen starting after the gap, steps 1 and 2 were measured before it.

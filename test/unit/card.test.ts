@@ -96,7 +96,15 @@ describe("parseCard", () => {
 
   test("a step over 512 bytes is malformed (bytes, multibyte)", () => {
     assert.ok(parseCard(raw({ steps: [{ step: "x".repeat(512), status: "pending" }] })));
-    malformed(raw({ steps: [{ step: "ok", status: "completed" }, { step: "x".repeat(513), status: "pending" }] }), /step 2 .*512-byte/);
+    malformed(
+      raw({
+        steps: [
+          { step: "ok", status: "completed" },
+          { step: "x".repeat(513), status: "pending" },
+        ],
+      }),
+      /step 2 .*512-byte/,
+    );
     // 171 "€" = 513 bytes
     malformed(raw({ steps: [{ step: "€".repeat(171), status: "pending" }] }), /step 1 .*512-byte/);
   });
@@ -202,7 +210,10 @@ describe("deriveCard", () => {
 
   test("a note-only card is 'note'", () => {
     const d = deriveCard(card([], 10_000, "Reviewing PRs"), run());
-    assert.deepEqual({ state: d.state, total: d.total, completed: d.completed, current: d.current }, { state: "note", total: 0, completed: 0, current: null });
+    assert.deepEqual(
+      { state: d.state, total: d.total, completed: d.completed, current: d.current },
+      { state: "note", total: 0, completed: 0, current: null },
+    );
   });
 
   test("R6: an active run keeps an unfinished card active", () => {
@@ -240,8 +251,14 @@ describe("deriveCard", () => {
       assert.equal(d.state, "paused", status);
     }
     // the bounds are inclusive
-    assert.equal(deriveCard(card(["in_progress"], 5_000), { status: "failed", hasActiveRun: false, startedAt: 5_000, endedAt: 9_000 }).outcome, "failed");
-    assert.equal(deriveCard(card(["in_progress"], 9_000), { status: "failed", hasActiveRun: false, startedAt: 5_000, endedAt: 9_000 }).outcome, "failed");
+    assert.equal(
+      deriveCard(card(["in_progress"], 5_000), { status: "failed", hasActiveRun: false, startedAt: 5_000, endedAt: 9_000 }).outcome,
+      "failed",
+    );
+    assert.equal(
+      deriveCard(card(["in_progress"], 9_000), { status: "failed", hasActiveRun: false, startedAt: 5_000, endedAt: 9_000 }).outcome,
+      "failed",
+    );
   });
 
   test("R6: no outcome when the card lies outside the run or the run is not terminal", () => {

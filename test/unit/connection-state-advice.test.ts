@@ -16,7 +16,14 @@ const URL = "ws://gw.example:18789";
 const CTX = { url: URL, deviceId: "0123456789abcdef".repeat(4) };
 
 function facts(detailCode: string | null, extra: Partial<ErrorFacts> = {}): ErrorFacts {
-  return { code: "INVALID_REQUEST", detailCode, details: detailCode ? { code: detailCode } : null, message: "boom", retryAfterMs: undefined, ...extra };
+  return {
+    code: "INVALID_REQUEST",
+    detailCode,
+    details: detailCode ? { code: detailCode } : null,
+    message: "boom",
+    retryAfterMs: undefined,
+    ...extra,
+  };
 }
 
 function authFailed(state: ConnectionState | null): Extract<ConnectionState, { state: "auth_failed" }> {
@@ -44,7 +51,10 @@ describe("pairing", () => {
   });
 
   test("a reason from the Gateway is spelled out in words", () => {
-    const s = terminalState(facts("PAIRING_REQUIRED", { details: { code: "PAIRING_REQUIRED", reason: "scope-upgrade", requestId: "r-1" } }), CTX);
+    const s = terminalState(
+      facts("PAIRING_REQUIRED", { details: { code: "PAIRING_REQUIRED", reason: "scope-upgrade", requestId: "r-1" } }),
+      CTX,
+    );
     assert.ok(s?.state === "pairing_required");
     assert.match(s.advice, /^The Gateway asks to approve a scope upgrade\. On the Gateway host run `openclaw devices approve r-1`/);
   });
@@ -88,8 +98,14 @@ describe("sign-in failures", () => {
     const missing = authFailed(terminalState(facts("AUTH_PASSWORD_MISSING"), CTX));
     const rejected = authFailed(terminalState(facts("AUTH_PASSWORD_MISMATCH"), CTX));
     assert.equal(missing.setting, "password");
-    assert.equal(missing.advice, `The Gateway at ${URL} needs a password. Set gateway.auth.password in Settings, or OPENCLAW_GATEWAY_PASSWORD.`);
-    assert.equal(rejected.advice, `The Gateway at ${URL} rejected the password. Set gateway.auth.password in Settings, or OPENCLAW_GATEWAY_PASSWORD.`);
+    assert.equal(
+      missing.advice,
+      `The Gateway at ${URL} needs a password. Set gateway.auth.password in Settings, or OPENCLAW_GATEWAY_PASSWORD.`,
+    );
+    assert.equal(
+      rejected.advice,
+      `The Gateway at ${URL} rejected the password. Set gateway.auth.password in Settings, or OPENCLAW_GATEWAY_PASSWORD.`,
+    );
   });
 
   test("rate limited: says when to try again in whole seconds, rounded up, or 'later'", () => {

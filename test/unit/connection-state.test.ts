@@ -16,13 +16,28 @@ import {
 
 const CTX = { url: "ws://127.0.0.1:18789", deviceId: "ab".repeat(32) };
 
-function facts(code: string | null, detailCode: string | null, details: Record<string, unknown> | null = null, extra: Partial<ErrorFacts> = {}): ErrorFacts {
-  return { code, detailCode, details: details ?? (detailCode ? { code: detailCode } : null), message: "failed", retryAfterMs: undefined, ...extra };
+function facts(
+  code: string | null,
+  detailCode: string | null,
+  details: Record<string, unknown> | null = null,
+  extra: Partial<ErrorFacts> = {},
+): ErrorFacts {
+  return {
+    code,
+    detailCode,
+    details: details ?? (detailCode ? { code: detailCode } : null),
+    message: "failed",
+    retryAfterMs: undefined,
+    ...extra,
+  };
 }
 
 const GOOD_HELLO = {
   protocol: 4,
-  features: { methods: ["progressCard.get", "progressCard.put", "progressCard.refresh", "sessions.subscribe", "sessions.list"], capabilities: ["progress-card-agent-scope-v1"] },
+  features: {
+    methods: ["progressCard.get", "progressCard.put", "progressCard.refresh", "sessions.subscribe", "sessions.list"],
+    capabilities: ["progress-card-agent-scope-v1"],
+  },
 };
 
 describe("errorFacts", () => {
@@ -63,7 +78,10 @@ describe("errorFacts", () => {
     assert.equal(sock.details, null);
     assert.equal(errorFacts({ details: { retryAfterMs: 700 } }).retryAfterMs, 700);
     const nothing = errorFacts(undefined);
-    assert.deepEqual({ ...nothing, message: typeof nothing.message }, { code: null, detailCode: null, details: null, message: "string", retryAfterMs: undefined });
+    assert.deepEqual(
+      { ...nothing, message: typeof nothing.message },
+      { code: null, detailCode: null, details: null, message: "string", retryAfterMs: undefined },
+    );
     assert.equal(errorFacts("boom").message, "boom");
     assert.equal(errorFacts({ details: "not an object" }).details, null);
   });
@@ -129,7 +147,13 @@ describe("terminalState", () => {
     const s = terminalState(facts("INVALID_REQUEST", "AUTH_DEVICE_TOKEN_MISMATCH"), CTX);
     assert.ok(s && s.state === "auth_failed");
     assert.equal(s.setting, "device token");
-    for (const dc of ["DEVICE_IDENTITY_REQUIRED", "CONTROL_UI_DEVICE_IDENTITY_REQUIRED", "AUTH_IDENTITY_HEADER_REQUIRED", "AUTH_VERIFIED_USER_REQUIRED", "DEVICE_AUTH_SIGNATURE_INVALID"]) {
+    for (const dc of [
+      "DEVICE_IDENTITY_REQUIRED",
+      "CONTROL_UI_DEVICE_IDENTITY_REQUIRED",
+      "AUTH_IDENTITY_HEADER_REQUIRED",
+      "AUTH_VERIFIED_USER_REQUIRED",
+      "DEVICE_AUTH_SIGNATURE_INVALID",
+    ]) {
       const st = terminalState(facts("INVALID_REQUEST", dc), CTX);
       assert.ok(st && st.state === "auth_failed", dc);
       assert.equal(st.setting, "identity", dc);
@@ -149,10 +173,22 @@ describe("terminalState", () => {
 
   test("every code after which the official client pauses maps to a state (§2.3)", () => {
     const paused = [
-      "AUTH_TOKEN_MISSING", "AUTH_PASSWORD_MISSING", "AUTH_PASSWORD_MISMATCH", "AUTH_BOOTSTRAP_TOKEN_INVALID", "AUTH_RATE_LIMITED",
-      "AUTH_DEVICE_TOKEN_MISMATCH", "AUTH_SCOPE_MISMATCH", "AUTH_IDENTITY_HEADER_REQUIRED", "AUTH_VERIFIED_USER_REQUIRED",
-      "CONTROL_UI_BUILD_MISMATCH", "DEVICE_IDENTITY_REQUIRED", "CONTROL_UI_DEVICE_IDENTITY_REQUIRED", "PAIRING_REQUIRED",
-      "PROTOCOL_MISMATCH", "CLIENT_VERSION_MISMATCH", "AUTH_TOKEN_MISMATCH",
+      "AUTH_TOKEN_MISSING",
+      "AUTH_PASSWORD_MISSING",
+      "AUTH_PASSWORD_MISMATCH",
+      "AUTH_BOOTSTRAP_TOKEN_INVALID",
+      "AUTH_RATE_LIMITED",
+      "AUTH_DEVICE_TOKEN_MISMATCH",
+      "AUTH_SCOPE_MISMATCH",
+      "AUTH_IDENTITY_HEADER_REQUIRED",
+      "AUTH_VERIFIED_USER_REQUIRED",
+      "CONTROL_UI_BUILD_MISMATCH",
+      "DEVICE_IDENTITY_REQUIRED",
+      "CONTROL_UI_DEVICE_IDENTITY_REQUIRED",
+      "PAIRING_REQUIRED",
+      "PROTOCOL_MISMATCH",
+      "CLIENT_VERSION_MISMATCH",
+      "AUTH_TOKEN_MISMATCH",
     ];
     for (const dc of paused) assert.ok(terminalState(facts("INVALID_REQUEST", dc), CTX), dc);
   });
@@ -165,12 +201,9 @@ describe("terminalState", () => {
     assert.equal(terminalState(facts("UNAVAILABLE", "PROGRESS_CARD_REFRESH_TERMINAL"), CTX), null);
   });
 
-  test(
-    "a non-auth *_REQUIRED detail code is not an identity failure",
-    () => {
-      assert.equal(terminalState(facts("INVALID_REQUEST", "SESSION_PARTICIPATION_REQUIRED"), CTX), null);
-    },
-  );
+  test("a non-auth *_REQUIRED detail code is not an identity failure", () => {
+    assert.equal(terminalState(facts("INVALID_REQUEST", "SESSION_PARTICIPATION_REQUIRED"), CTX), null);
+  });
 });
 
 describe("checkHello", () => {
@@ -208,7 +241,10 @@ describe("checkHello", () => {
 describe("describeDisconnect and offlineAdvice", () => {
   test("socket errors", () => {
     assert.equal(describeDisconnect(null, "", facts("ECONNREFUSED", null)), "connection refused");
-    assert.equal(describeDisconnect(1006, "", facts(null, null, null, { message: "connect ECONNREFUSED 127.0.0.1:18789" })), "connection refused");
+    assert.equal(
+      describeDisconnect(1006, "", facts(null, null, null, { message: "connect ECONNREFUSED 127.0.0.1:18789" })),
+      "connection refused",
+    );
     assert.equal(describeDisconnect(null, "", facts("ENOTFOUND", null)), "host not found");
     assert.equal(describeDisconnect(null, "", facts("ETIMEDOUT", null)), "timed out");
   });

@@ -157,7 +157,10 @@ describe("GatewayConnection: connecting", () => {
     assert.equal(s.limited, false);
     assert.deepEqual(s.scopes, ["operator.read", "operator.write"]);
     assert.equal(s.since, 1_000_000);
-    assert.deepEqual(r.states.map((x) => x.state), ["connecting", "connected"]);
+    assert.deepEqual(
+      r.states.map((x) => x.state),
+      ["connecting", "connected"],
+    );
     assert.equal(r.ready[0], HELLO);
     assert.equal(r.conn.attempts, 1);
     // §1.1 options
@@ -189,7 +192,10 @@ describe("GatewayConnection: connecting", () => {
     const deps = r.fake.last().opts.hostDeps!;
     assert.equal(deps.loadDeviceAuthToken!({ deviceId: IDENTITY.deviceId, role: "operator" }), null);
     deps.storeDeviceAuthToken!({ deviceId: IDENTITY.deviceId, role: "operator", token: "dev-tok", scopes: ["operator.read"] });
-    assert.deepEqual(deps.loadDeviceAuthToken!({ deviceId: IDENTITY.deviceId, role: "operator" }), { token: "dev-tok", scopes: ["operator.read"] });
+    assert.deepEqual(deps.loadDeviceAuthToken!({ deviceId: IDENTITY.deviceId, role: "operator" }), {
+      token: "dev-tok",
+      scopes: ["operator.read"],
+    });
     assert.ok(r.vault.get(`device-token|${URL_}|${IDENTITY.deviceId}|operator`));
     deps.clearDeviceAuthToken!({ deviceId: IDENTITY.deviceId, role: "operator" });
     assert.equal(deps.loadDeviceAuthToken!({ deviceId: IDENTITY.deviceId, role: "operator" }), null);
@@ -235,7 +241,10 @@ describe("GatewayConnection: connecting", () => {
     });
     r.conn.start();
     await until(() => r.gaps === 1);
-    assert.deepEqual(r.events.map((e) => e.event), ["progressCard.changed"]);
+    assert.deepEqual(
+      r.events.map((e) => e.event),
+      ["progressCard.changed"],
+    );
   });
 });
 
@@ -257,8 +266,14 @@ describe("GatewayConnection: reconnecting (G3)", () => {
     assert.equal(offline[0]!.reason, "connection lost");
     assert.equal(offline[0]!.lastConnectedAt, 1_000_000);
     assert.equal(offline[1]!.reason, "connection refused");
-    assert.deepEqual(offline.slice(0, 6).map((s) => s.retryInMs), [10, 20, 40, 80, 80, 80]);
-    assert.deepEqual(offline.slice(0, 6).map((s) => s.attempt), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      offline.slice(0, 6).map((s) => s.retryInMs),
+      [10, 20, 40, 80, 80, 80],
+    );
+    assert.deepEqual(
+      offline.slice(0, 6).map((s) => s.attempt),
+      [1, 2, 3, 4, 5, 6],
+    );
     for (const s of offline) {
       assert.equal(s.nextRetryAt, 1_000_000 + s.retryInMs);
       assert.equal(s.restarting, false);
@@ -279,7 +294,15 @@ describe("GatewayConnection: reconnecting (G3)", () => {
 
   test("retryAfterMs from the Gateway wins (clamped 100–2000 ms)", T, async (tc) => {
     const r = await rig(tc, (c) => {
-      c.connectError(new GatewayClientRequestError({ code: "UNAVAILABLE", message: "gateway starting; retry shortly", retryable: true, retryAfterMs: 500, details: { reason: "startup-sidecars" } }));
+      c.connectError(
+        new GatewayClientRequestError({
+          code: "UNAVAILABLE",
+          message: "gateway starting; retry shortly",
+          retryable: true,
+          retryAfterMs: 500,
+          details: { reason: "startup-sidecars" },
+        }),
+      );
       c.close(1013, "starting");
     });
     r.conn.start();
@@ -321,14 +344,22 @@ describe("GatewayConnection: reconnecting (G3)", () => {
       createClient: (opts) => {
         made++;
         const c = fake.createClient(opts);
-        return { ...c, start: () => { throw new Error("socket could not be created"); } };
+        return {
+          ...c,
+          start: () => {
+            throw new Error("socket could not be created");
+          },
+        };
       },
     });
     r.conn.start();
     await throughFailures(r, 3);
     r.conn.stop();
     const offline = offlineStates(r);
-    assert.deepEqual(offline.slice(0, 3).map((s) => s.retryInMs), [10, 20, 40]);
+    assert.deepEqual(
+      offline.slice(0, 3).map((s) => s.retryInMs),
+      [10, 20, 40],
+    );
     assert.equal(offline[0]!.reason, "socket could not be created");
     assert.equal(made, r.conn.attempts);
   });
@@ -376,11 +407,17 @@ describe("GatewayConnection: reconnecting (G3)", () => {
     r.conn.stop();
     assert.deepEqual(r.timers.pending(), [], "the retry is cancelled");
     assert.equal(r.conn.attempts, 1);
-    assert.equal(r.fake.clients.every((c) => c.stopped), true);
+    assert.equal(
+      r.fake.clients.every((c) => c.stopped),
+      true,
+    );
     // the same with the real setTimeout (no scheduler injected)
     const timers = () => process.getActiveResourcesInfo().filter((x) => x === "Timeout").length;
     const before = timers();
-    const real = await rig(tc, (c) => c.close(1006), { schedule: undefined, backoff: { initialMs: 60_000, maxMs: 60_000, multiplier: 1, jitter: 0 } });
+    const real = await rig(tc, (c) => c.close(1006), {
+      schedule: undefined,
+      backoff: { initialMs: 60_000, maxMs: 60_000, multiplier: 1, jitter: 0 },
+    });
     real.conn.start();
     await until(() => real.conn.state.state === "offline");
     assert.equal(timers(), before + 1, "a retry timer is pending");
@@ -409,7 +446,11 @@ describe("GatewayConnection: terminal failures (G2)", () => {
   }
 
   test("AUTH_TOKEN_MISMATCH (after its one retry) → auth_failed (token), and no further attempts", T, async (tc) => {
-    const err = new GatewayClientRequestError({ code: "INVALID_REQUEST", message: "unauthorized", details: { code: "AUTH_TOKEN_MISMATCH", canRetryWithDeviceToken: false } });
+    const err = new GatewayClientRequestError({
+      code: "INVALID_REQUEST",
+      message: "unauthorized",
+      details: { code: "AUTH_TOKEN_MISMATCH", canRetryWithDeviceToken: false },
+    });
     const r = await rig(tc, failWith(err, "AUTH_TOKEN_MISMATCH"));
     r.conn.start();
     await until(() => r.conn.state.state === "auth_failed");
@@ -420,7 +461,11 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     assert.equal(s.code, "AUTH_TOKEN_MISMATCH");
     assert.equal(s.setting, "token");
     assert.equal(r.conn.attempts, 1);
-    assert.equal(r.states.some((x) => x.state === "offline"), false, "never shown as a passing disconnect");
+    assert.equal(
+      r.states.some((x) => x.state === "offline"),
+      false,
+      "never shown as a passing disconnect",
+    );
     // wake does not retry a terminal failure; retryNow (after the person fixed it) does
     r.conn.wake();
     assert.equal(r.conn.attempts, 1);
@@ -461,7 +506,11 @@ describe("GatewayConnection: terminal failures (G2)", () => {
   });
 
   test("AUTH_DEVICE_TOKEN_MISMATCH with a shared token: forget the device token and reconnect once, at once", T, async (tc) => {
-    const err = new GatewayClientRequestError({ code: "INVALID_REQUEST", message: "device token mismatch", details: { code: "AUTH_DEVICE_TOKEN_MISMATCH" } });
+    const err = new GatewayClientRequestError({
+      code: "INVALID_REQUEST",
+      message: "device token mismatch",
+      details: { code: "AUTH_DEVICE_TOKEN_MISMATCH" },
+    });
     const r = await rig(tc, (c) => {
       if (c.index === 0) failWith(err, "AUTH_DEVICE_TOKEN_MISMATCH")(c);
       else c.hello();
@@ -472,11 +521,18 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     await until(() => r.conn.state.state === "connected");
     assert.equal(r.vault.get(key), null, "the stale device token is gone");
     assert.equal(r.conn.attempts, 2);
-    assert.equal(r.states.some((s) => s.state === "offline" || s.state === "auth_failed"), false);
+    assert.equal(
+      r.states.some((s) => s.state === "offline" || s.state === "auth_failed"),
+      false,
+    );
   });
 
   test("AUTH_DEVICE_TOKEN_MISMATCH twice → auth_failed (device token), no loop", T, async (tc) => {
-    const err = new GatewayClientRequestError({ code: "INVALID_REQUEST", message: "device token mismatch", details: { code: "AUTH_DEVICE_TOKEN_MISMATCH" } });
+    const err = new GatewayClientRequestError({
+      code: "INVALID_REQUEST",
+      message: "device token mismatch",
+      details: { code: "AUTH_DEVICE_TOKEN_MISMATCH" },
+    });
     const r = await rig(tc, failWith(err, "AUTH_DEVICE_TOKEN_MISMATCH"));
     r.conn.start();
     await until(() => r.conn.state.state === "auth_failed");
@@ -486,28 +542,33 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     assert.equal(r.conn.attempts, 2);
   });
 
-  test(
-    "after the device-token retry, a later close without an error backs off (no reconnect storm)",
-    async (tc) => {
-      const err = new GatewayClientRequestError({ code: "INVALID_REQUEST", message: "device token mismatch", details: { code: "AUTH_DEVICE_TOKEN_MISMATCH" } });
-      const r = await rig(tc, (c) => {
+  test("after the device-token retry, a later close without an error backs off (no reconnect storm)", async (tc) => {
+    const err = new GatewayClientRequestError({
+      code: "INVALID_REQUEST",
+      message: "device token mismatch",
+      details: { code: "AUTH_DEVICE_TOKEN_MISMATCH" },
+    });
+    const r = await rig(
+      tc,
+      (c) => {
         if (c.index === 0) failWith(err, "AUTH_DEVICE_TOKEN_MISMATCH")(c);
         else if (c.index < 30) c.close(1000, "handshake timeout"); // a pre-hello close with no connect error
-      }, { backoff: { initialMs: 100, maxMs: 100, multiplier: 1, jitter: 0 } });
-      r.conn.start();
-      // the device-token retry comes at once; the handshake timeout after it waits its backoff
-      await until(() => r.conn.state.state === "offline");
-      await settle();
-      assert.equal(r.conn.attempts, 2);
-      assert.deepEqual(r.timers.pending(), [100], "a backoff, not an immediate reconnect");
-      r.timers.fireNext();
-      await until(() => r.conn.attempts === 3 && r.conn.state.state === "offline");
-      await settle();
-      assert.deepEqual(r.timers.pending(), [100], "again a backoff");
-      assert.equal(r.conn.attempts, 3);
-      r.conn.stop();
-    },
-  );
+      },
+      { backoff: { initialMs: 100, maxMs: 100, multiplier: 1, jitter: 0 } },
+    );
+    r.conn.start();
+    // the device-token retry comes at once; the handshake timeout after it waits its backoff
+    await until(() => r.conn.state.state === "offline");
+    await settle();
+    assert.equal(r.conn.attempts, 2);
+    assert.deepEqual(r.timers.pending(), [100], "a backoff, not an immediate reconnect");
+    r.timers.fireNext();
+    await until(() => r.conn.attempts === 3 && r.conn.state.state === "offline");
+    await settle();
+    assert.deepEqual(r.timers.pending(), [100], "again a backoff");
+    assert.equal(r.conn.attempts, 3);
+    r.conn.stop();
+  });
 
   test("a plaintext remote URL refused by the client → terminal, says to use wss:// or a tunnel", T, async (tc) => {
     const fake = fakeClients();
@@ -515,7 +576,12 @@ describe("GatewayConnection: terminal failures (G2)", () => {
       url: "ws://gw.example.com:18789",
       createClient: (opts) => {
         const c = fake.createClient(opts);
-        return { ...c, start: () => { throw new Error("SECURITY ERROR: refusing plaintext ws:// to a non-loopback host"); } };
+        return {
+          ...c,
+          start: () => {
+            throw new Error("SECURITY ERROR: refusing plaintext ws:// to a non-loopback host");
+          },
+        };
       },
     });
     r.conn.start();

@@ -115,11 +115,23 @@ describe("validateArgs: Gateways and settings", () => {
     ]);
     const rule = "updateSettings(patch): ";
     refused("updateSettings", [{ detector: { pollingRepeats: 1 } }], `${rule}detector.pollingRepeats must be a whole number from 2 to 100`);
-    refused("updateSettings", [{ notifications: { quietHours: { end: "7:30" } } }], `${rule}notifications.quietHours.end must be a time as HH:MM (00:00 to 23:59)`);
+    refused(
+      "updateSettings",
+      [{ notifications: { quietHours: { end: "7:30" } } }],
+      `${rule}notifications.quietHours.end must be a time as HH:MM (00:00 to 23:59)`,
+    );
     refused("updateSettings", [{ showCards: "yes" }], "updateSettings(patch): showCards must be true or false");
     refused("updateSettings", [{ activity: { mode: "loud" } }], "updateSettings(patch): activity.mode must be off, new or all");
-    refused("updateSettings", [{ popoverShortcut: "P" }], /^updateSettings\(patch\): popoverShortcut must be a shortcut that combines a modifier and a key/);
-    refused("updateSettings", [{ credentialStorage: "os-keychain" }], `${rule}credentialStorage must be "file" (keep new secrets unencrypted)`);
+    refused(
+      "updateSettings",
+      [{ popoverShortcut: "P" }],
+      /^updateSettings\(patch\): popoverShortcut must be a shortcut that combines a modifier and a key/,
+    );
+    refused(
+      "updateSettings",
+      [{ credentialStorage: "os-keychain" }],
+      `${rule}credentialStorage must be "file" (keep new secrets unencrypted)`,
+    );
     refused("updateSettings", [{ pinned: [7] }], "updateSettings(patch): pinned must be a list of card keys");
   });
 

@@ -51,7 +51,10 @@ describe("Settings-only verbs (desk service)", () => {
     for (const caller of OTHER_PAGES) {
       await assert.rejects(service.call("removeGateway", [id], caller), isForbidden(`removeGateway/${caller}`));
     }
-    assert.deepEqual(settings.view().gateways.map((g) => g.id), [id]);
+    assert.deepEqual(
+      settings.view().gateways.map((g) => g.id),
+      [id],
+    );
   });
 
   test("an updateSettings patch naming launchAtLogin or popoverShortcut is refused from other pages, whole", async () => {
@@ -66,7 +69,10 @@ describe("Settings-only verbs (desk service)", () => {
     ];
     for (const caller of OTHER_PAGES) {
       for (const patch of patches) {
-        await assert.rejects(service.call("updateSettings", [patch], caller), isForbidden(`updateSettings ${JSON.stringify(patch)}/${caller}`));
+        await assert.rejects(
+          service.call("updateSettings", [patch], caller),
+          isForbidden(`updateSettings ${JSON.stringify(patch)}/${caller}`),
+        );
       }
     }
     assert.deepEqual(settings.view(), before);
@@ -87,7 +93,11 @@ describe("Settings-only verbs (desk service)", () => {
     const saved = (await service.call("saveGateway", [GATEWAY], "settings")) as Settings;
     assert.equal(saved.gateways.length, 1);
     assert.equal(saved.gateways[0]!.hasToken, true);
-    const updated = (await service.call("updateSettings", [{ launchAtLogin: true, popoverShortcut: "CommandOrControl+Shift+P" }], "settings")) as Settings;
+    const updated = (await service.call(
+      "updateSettings",
+      [{ launchAtLogin: true, popoverShortcut: "CommandOrControl+Shift+P" }],
+      "settings",
+    )) as Settings;
     assert.equal(updated.launchAtLogin, true);
     assert.equal(updated.popoverShortcut, "CommandOrControl+Shift+P");
     await service.call("removeGateway", [saved.gateways[0]!.id], "settings");
@@ -97,7 +107,11 @@ describe("Settings-only verbs (desk service)", () => {
   test("other pages keep every other verb, including ordinary settings", async () => {
     const { service } = await setup();
     for (const caller of OTHER_PAGES) {
-      const s = (await service.call("updateSettings", [{ collapseByDefault: caller === "popover", pinned: ["home\u0000k"] }], caller)) as Settings;
+      const s = (await service.call(
+        "updateSettings",
+        [{ collapseByDefault: caller === "popover", pinned: ["home\u0000k"] }],
+        caller,
+      )) as Settings;
       assert.equal(s.collapseByDefault, caller === "popover");
       assert.deepEqual(((await service.call("getSettings", [], caller)) as Settings).pinned, ["home\u0000k"]);
       assert.equal(await service.call("openExternal", ["https://example.com/"], caller), true);
@@ -108,7 +122,10 @@ describe("Settings-only verbs (desk service)", () => {
   test("a caller that is not one of the pages is refused everything (the transport's bug, failed closed)", async () => {
     const { service } = await setup();
     for (const caller of ["", "Settings", "settings ", null, undefined]) {
-      await assert.rejects(service.call("snapshot", [], caller as unknown as Page), (err: unknown) => isDeskError(err, "FORBIDDEN") && /not known/.test(err.message));
+      await assert.rejects(
+        service.call("snapshot", [], caller as unknown as Page),
+        (err: unknown) => isDeskError(err, "FORBIDDEN") && /not known/.test(err.message),
+      );
     }
   });
 
@@ -126,7 +143,11 @@ describe("copyDiagnostics (Settings only)", () => {
     const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test", logger });
     const discovered = discoverGateway({ env: {}, explicit: { url: "ws://127.0.0.1:9", token: "t" } });
     const service = createDeskService({
-      desk, settings, discovered, logger, clientVersion: "9.9.9-test",
+      desk,
+      settings,
+      discovered,
+      logger,
+      clientVersion: "9.9.9-test",
       versions: { node: "24.0.0", electron: "45.0.0" },
       openExternal: () => true,
       ...(copyText ? { copyText } : {}),
@@ -163,7 +184,8 @@ describe("copyDiagnostics (Settings only)", () => {
 
   test("the popover and dashboard may not ask", async () => {
     const { service } = await diagnosticsService();
-    for (const caller of OTHER_PAGES) await assert.rejects(service.call("copyDiagnostics", [], caller), isForbidden(`copyDiagnostics/${caller}`));
+    for (const caller of OTHER_PAGES)
+      await assert.rejects(service.call("copyDiagnostics", [], caller), isForbidden(`copyDiagnostics/${caller}`));
     await assert.rejects(service.call("copyDiagnostics", [1], "settings"), { code: "BAD_REQUEST" });
   });
 });

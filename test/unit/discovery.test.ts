@@ -3,7 +3,13 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DEFAULT_GATEWAY_PORT, discoverGateway, discoveredGateway, gatewayIdForUrl, openclawConfigPath } from "../../main/core/discovery.ts";
+import {
+  DEFAULT_GATEWAY_PORT,
+  discoverGateway,
+  discoveredGateway,
+  gatewayIdForUrl,
+  openclawConfigPath,
+} from "../../main/core/discovery.ts";
 import { localGateway } from "../../main/core/desk-service.ts";
 
 const HOME = join("/", "home", "alice");
@@ -39,19 +45,23 @@ describe("openclawConfigPath", () => {
     assert.equal(openclawConfigPath({ OPENCLAW_HOME: join("/", "srv", "oc") }, HOME), join("/", "srv", "oc", ".openclaw", "openclaw.json"));
   });
   test("OPENCLAW_STATE_DIR holds openclaw.json", () => {
-    assert.equal(openclawConfigPath({ OPENCLAW_STATE_DIR: join("/", "state") , OPENCLAW_HOME: join("/", "srv") }, HOME), join("/", "state", "openclaw.json"));
+    assert.equal(
+      openclawConfigPath({ OPENCLAW_STATE_DIR: join("/", "state"), OPENCLAW_HOME: join("/", "srv") }, HOME),
+      join("/", "state", "openclaw.json"),
+    );
   });
   test("OPENCLAW_CONFIG_PATH wins over everything", () => {
-    const env = { OPENCLAW_CONFIG_PATH: join("/", "etc", "oc.json5"), OPENCLAW_STATE_DIR: join("/", "state"), OPENCLAW_HOME: join("/", "srv") };
+    const env = {
+      OPENCLAW_CONFIG_PATH: join("/", "etc", "oc.json5"),
+      OPENCLAW_STATE_DIR: join("/", "state"),
+      OPENCLAW_HOME: join("/", "srv"),
+    };
     assert.equal(openclawConfigPath(env, HOME), join("/", "etc", "oc.json5"));
   });
-  test(
-    "a leading ~ in OPENCLAW_CONFIG_PATH / OPENCLAW_STATE_DIR is the home directory (as OpenClaw's resolveUserPath does)",
-    () => {
-      assert.equal(openclawConfigPath({ OPENCLAW_STATE_DIR: "~/oc-state" }, HOME), join(HOME, "oc-state", "openclaw.json"));
-      assert.equal(openclawConfigPath({ OPENCLAW_CONFIG_PATH: "~/oc.json" }, HOME), join(HOME, "oc.json"));
-    },
-  );
+  test("a leading ~ in OPENCLAW_CONFIG_PATH / OPENCLAW_STATE_DIR is the home directory (as OpenClaw's resolveUserPath does)", () => {
+    assert.equal(openclawConfigPath({ OPENCLAW_STATE_DIR: "~/oc-state" }, HOME), join(HOME, "oc-state", "openclaw.json"));
+    assert.equal(openclawConfigPath({ OPENCLAW_CONFIG_PATH: "~/oc.json" }, HOME), join(HOME, "oc.json"));
+  });
   test("discoverGateway reads the file at the resolved path", () => {
     const statePath = join("/", "state", "openclaw.json");
     const fs = files({ [statePath]: CONFIG });
@@ -111,7 +121,11 @@ describe("discoverGateway precedence", () => {
   });
 
   test("OPENCLAW_GATEWAY_PORT wins over gateway.port, and the file's token still applies (same local Gateway)", () => {
-    const d = discoverGateway({ env: { OPENCLAW_GATEWAY_PORT: "18799" }, home: HOME, readFile: files({ [DEFAULT_PATH]: CONFIG }).readFile });
+    const d = discoverGateway({
+      env: { OPENCLAW_GATEWAY_PORT: "18799" },
+      home: HOME,
+      readFile: files({ [DEFAULT_PATH]: CONFIG }).readFile,
+    });
     assert.equal(d.url, "ws://127.0.0.1:18799");
     assert.equal(d.sources.url, "OPENCLAW_GATEWAY_PORT");
     assert.equal(d.token, "file-token");
@@ -123,12 +137,20 @@ describe("discoverGateway precedence", () => {
   });
 
   test("OPENCLAW_GATEWAY_URL wins over OPENCLAW_GATEWAY_PORT", () => {
-    const d = discoverGateway({ env: { OPENCLAW_GATEWAY_URL: "ws://10.0.0.2:1", OPENCLAW_GATEWAY_PORT: "18799" }, home: HOME, readFile: files({}).readFile });
+    const d = discoverGateway({
+      env: { OPENCLAW_GATEWAY_URL: "ws://10.0.0.2:1", OPENCLAW_GATEWAY_PORT: "18799" },
+      home: HOME,
+      readFile: files({}).readFile,
+    });
     assert.equal(d.url, "ws://10.0.0.2:1");
   });
 
   test("OPENCLAW_GATEWAY_PASSWORD is used", () => {
-    const d = discoverGateway({ env: { OPENCLAW_GATEWAY_PASSWORD: "env-pw" }, home: HOME, readFile: files({ [DEFAULT_PATH]: CONFIG }).readFile });
+    const d = discoverGateway({
+      env: { OPENCLAW_GATEWAY_PASSWORD: "env-pw" },
+      home: HOME,
+      readFile: files({ [DEFAULT_PATH]: CONFIG }).readFile,
+    });
     assert.equal(d.password, "env-pw");
     assert.equal(d.token, undefined, "the file's token is not mixed in");
     assert.equal(d.sources.auth, "OPENCLAW_GATEWAY_PASSWORD");
@@ -148,17 +170,32 @@ describe("discoverGateway precedence", () => {
   });
 
   test("explicit password / setup code win over env credentials", () => {
-    const d = discoverGateway({ explicit: { bootstrapToken: "SETUP-1" }, env: { OPENCLAW_GATEWAY_TOKEN: "env-token" }, home: HOME, readFile: files({}).readFile });
+    const d = discoverGateway({
+      explicit: { bootstrapToken: "SETUP-1" },
+      env: { OPENCLAW_GATEWAY_TOKEN: "env-token" },
+      home: HOME,
+      readFile: files({}).readFile,
+    });
     assert.equal(d.bootstrapToken, "SETUP-1");
     assert.equal(d.token, undefined);
     assert.equal(d.sources.auth, "settings");
-    const p = discoverGateway({ explicit: { password: "pw" }, env: { OPENCLAW_GATEWAY_TOKEN: "env-token" }, home: HOME, readFile: files({}).readFile });
+    const p = discoverGateway({
+      explicit: { password: "pw" },
+      env: { OPENCLAW_GATEWAY_TOKEN: "env-token" },
+      home: HOME,
+      readFile: files({}).readFile,
+    });
     assert.equal(p.password, "pw");
     assert.equal(p.token, undefined);
   });
 
   test("explicit URL alone still uses env credentials", () => {
-    const d = discoverGateway({ explicit: { url: "ws://x:1" }, env: { OPENCLAW_GATEWAY_TOKEN: "env-token" }, home: HOME, readFile: files({}).readFile });
+    const d = discoverGateway({
+      explicit: { url: "ws://x:1" },
+      env: { OPENCLAW_GATEWAY_TOKEN: "env-token" },
+      home: HOME,
+      readFile: files({}).readFile,
+    });
     assert.equal(d.token, "env-token");
   });
 
@@ -209,7 +246,16 @@ describe("discoverGateway token references and notes", () => {
   });
 
   test("odd but valid files do not throw", () => {
-    for (const text of ["null", "[]", "42", `"text"`, "{gateway: null}", "{gateway: 'x'}", "{gateway:{auth:null}}", "{gateway:{auth:{token:''}}}"]) {
+    for (const text of [
+      "null",
+      "[]",
+      "42",
+      `"text"`,
+      "{gateway: null}",
+      "{gateway: 'x'}",
+      "{gateway:{auth:null}}",
+      "{gateway:{auth:{token:''}}}",
+    ]) {
       const d = discoverGateway({ env: {}, home: HOME, readFile: files({ [DEFAULT_PATH]: text }).readFile });
       assert.equal(d.url, "ws://127.0.0.1:18789", text);
       assert.equal(d.token, undefined, text);
@@ -224,7 +270,14 @@ describe("gatewayIdForUrl", () => {
   });
   test("distinct for different ports, hosts and paths", () => {
     const ids = new Set(
-      ["ws://127.0.0.1:18789", "ws://127.0.0.1:18799", "ws://localhost:18789", "wss://gw.example.com", "wss://gw.example.com/gw", "ws://[::1]:18789"].map(gatewayIdForUrl),
+      [
+        "ws://127.0.0.1:18789",
+        "ws://127.0.0.1:18799",
+        "ws://localhost:18789",
+        "wss://gw.example.com",
+        "wss://gw.example.com/gw",
+        "ws://[::1]:18789",
+      ].map(gatewayIdForUrl),
     );
     assert.equal(ids.size, 6);
   });

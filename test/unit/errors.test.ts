@@ -28,7 +28,10 @@ describe("DeskError and Result", () => {
       assert.match(bad.error.message, /revision/);
     }
     assert.deepEqual(readCard(null), { ok: true, value: null });
-    assert.throws(() => unwrap(bad), (e: unknown) => isDeskError(e, "MALFORMED_CARD"));
+    assert.throws(
+      () => unwrap(bad),
+      (e: unknown) => isDeskError(e, "MALFORMED_CARD"),
+    );
   });
 
   test("wrong command-line secrets are USAGE values with the message the CLI prints", async () => {

@@ -36,7 +36,9 @@ export function fakeTransport(opts: { capabilities?: string[]; methods?: string[
   const t: FakeTransport = {
     calls,
     capabilities: new Set(opts.capabilities ?? ["progress-card-agent-scope-v1"]),
-    methods: new Set(opts.methods ?? ["progressCard.get", "progressCard.put", "progressCard.refresh", "sessions.subscribe", "sessions.list"]),
+    methods: new Set(
+      opts.methods ?? ["progressCard.get", "progressCard.put", "progressCard.refresh", "sessions.subscribe", "sessions.list"],
+    ),
     auto: new Map(),
     hasCapability: (name) => t.capabilities.has(name),
     hasMethod: (name) => t.methods.has(name),
@@ -61,7 +63,9 @@ export function fakeTransport(opts: { capabilities?: string[]; methods?: string[
         };
         calls.push(call);
         const key = `${call.params.sessionKey}\u0000${call.params.agentId ?? ""}`;
-        const open = calls.filter((c) => c.method === method && !c.settled && `${c.params.sessionKey}\u0000${c.params.agentId ?? ""}` === key).length;
+        const open = calls.filter(
+          (c) => c.method === method && !c.settled && `${c.params.sessionKey}\u0000${c.params.agentId ?? ""}` === key,
+        ).length;
         maxPending.set(method, Math.max(maxPending.get(method) ?? 0, open));
         const handler = t.auto.get(method);
         if (!handler) return;
@@ -95,7 +99,12 @@ export function gatewayError(code: string, detailCode?: string, message = `${cod
 
 export type WireStep = { step: string; status: "pending" | "in_progress" | "completed" };
 
-export function wireCard(sessionKey: string, revision: number, steps: WireStep[] | null, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function wireCard(
+  sessionKey: string,
+  revision: number,
+  steps: WireStep[] | null,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     sessionKey,
     revision,

@@ -127,7 +127,7 @@ describe("noteLine: inline syntax removed, text kept", () => {
       ["&AMP;", "&"],
       ["&unknown;", "&unknown;"],
       ["a&nbsp;&nbsp;b", "a b"],
-      ["&quot;q&quot; &apos;", "\"q\" '"],
+      ["&quot;q&quot; &apos;", '"q" \''],
       ["&lt;&gt;", "<>"],
     ]);
   });
@@ -148,10 +148,16 @@ describe("visibleCards", () => {
           entry({ sessionKey: "k-none", card: null }),
           entry({ sessionKey: "k-b", card: card({ updatedAt: T0 + 5 }) }),
         ]),
-        g("b", [entry({ gatewayId: "b", sessionKey: "k-a", card: card({ updatedAt: T0 + 5 }) }), entry({ gatewayId: "b", sessionKey: "k-new", card: card({ updatedAt: T0 + 7 }) })]),
+        g("b", [
+          entry({ gatewayId: "b", sessionKey: "k-a", card: card({ updatedAt: T0 + 5 }) }),
+          entry({ gatewayId: "b", sessionKey: "k-new", card: card({ updatedAt: T0 + 7 }) }),
+        ]),
       ],
     };
-    assert.deepEqual(visibleCards(snapshot).map((e) => e.sessionKey), ["k-new", "k-a", "k-b", "k-old"]);
+    assert.deepEqual(
+      visibleCards(snapshot).map((e) => e.sessionKey),
+      ["k-new", "k-a", "k-b", "k-old"],
+    );
   });
 });
 

@@ -86,7 +86,16 @@ describe("parseDeviceIdentity", () => {
   });
 
   test("rejects garbage without throwing", () => {
-    for (const v of [null, undefined, 1, "x", [], {}, { deviceId: 1, publicKeyPem: "x", privateKeyPem: "y" }, { ...id, publicKeyPem: "not pem" }]) {
+    for (const v of [
+      null,
+      undefined,
+      1,
+      "x",
+      [],
+      {},
+      { deviceId: 1, publicKeyPem: "x", privateKeyPem: "y" },
+      { ...id, publicKeyPem: "not pem" },
+    ]) {
       assert.equal(parseDeviceIdentity(v), null);
     }
   });

@@ -33,9 +33,12 @@ test("the old reference to a document outside the repository is refused", () => 
 });
 
 test("Svelte files: script comments and markup comments are read, with their lines", () => {
-  const found = lintRefs("a.svelte", "<script lang=\"ts\">\n  // R9\n</script>\n<!-- N8 -->\n", ids, docs);
-  assert.deepEqual(found.map((f) => [f.line, f.message]), [
-    [4, "N8 is not defined in docs/requirements.md"],
-    [2, "R9 is not defined in docs/requirements.md"],
-  ]);
+  const found = lintRefs("a.svelte", '<script lang="ts">\n  // R9\n</script>\n<!-- N8 -->\n', ids, docs);
+  assert.deepEqual(
+    found.map((f) => [f.line, f.message]),
+    [
+      [4, "N8 is not defined in docs/requirements.md"],
+      [2, "R9 is not defined in docs/requirements.md"],
+    ],
+  );
 });

@@ -41,7 +41,7 @@ describe("lint-tests", () => {
       '  test("d", { only: false }, () => {});',
       '  test.todo("e");',
       '  test("f", (t) => { t.skip("not on this platform"); });',
-      "  // describe.skip(\"old\") and test.only are mentioned here, { skip: true } too",
+      '  // describe.skip("old") and test.only are mentioned here, { skip: true } too',
       "  const sample = 'it.only(\"x\", { skip: true })';",
       "});",
     ].join("\n");
@@ -50,6 +50,9 @@ describe("lint-tests", () => {
 
   test("reports every finding with its line", () => {
     const findings = lint('test("a", () => {});\n\ndescribe.skip("s", () => {\n  it.only("t", { skip: true }, () => {});\n});');
-    assert.deepEqual(findings.map((f) => f.split(" ")[0]), ["3:10", "4:6", "4:18"]);
+    assert.deepEqual(
+      findings.map((f) => f.split(" ")[0]),
+      ["3:10", "4:6", "4:18"],
+    );
   });
 });

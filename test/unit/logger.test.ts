@@ -89,7 +89,11 @@ describe("logger", () => {
   });
 
   test("a sink that throws does not break the caller", () => {
-    const log = createLogger({ sink: () => { throw new Error("disk full"); } });
+    const log = createLogger({
+      sink: () => {
+        throw new Error("disk full");
+      },
+    });
     assert.doesNotThrow(() => log.error("x"));
     assert.equal(log.recent().length, 1);
   });

@@ -87,7 +87,13 @@ describe("throttle and coalesce", () => {
   test("past the cap the intermediate generation is dropped and its updates counted", () => {
     const list: Pending[] = [];
     for (const gen of [1, 2, 3]) merge(list, pending(at(gen, steps()), ["newCard"], { gen }), 2);
-    assert.deepEqual(list.map((p) => [p.gen, p.updates]), [[1, 1], [3, 2]]);
+    assert.deepEqual(
+      list.map((p) => [p.gen, p.updates]),
+      [
+        [1, 1],
+        [3, 2],
+      ],
+    );
   });
 
   test("a session's slot: free when nothing waits and the interval has passed", () => {
@@ -114,9 +120,15 @@ describe("quiet hours", () => {
 
   test("[start, end), wrapping midnight; off, equal or invalid means never", () => {
     const night = q("22:00", "08:00");
-    assert.deepEqual([21 * 60 + 59, 22 * 60, 3 * 60, 8 * 60 - 1, 8 * 60].map((m) => isQuiet(night, m)), [false, true, true, true, false]);
+    assert.deepEqual(
+      [21 * 60 + 59, 22 * 60, 3 * 60, 8 * 60 - 1, 8 * 60].map((m) => isQuiet(night, m)),
+      [false, true, true, true, false],
+    );
     const day = q("09:00", "17:00");
-    assert.deepEqual([8 * 60, 9 * 60, 17 * 60].map((m) => isQuiet(day, m)), [false, true, false]);
+    assert.deepEqual(
+      [8 * 60, 9 * 60, 17 * 60].map((m) => isQuiet(day, m)),
+      [false, true, false],
+    );
     assert.equal(isQuiet(q("22:00", "08:00", false), 23 * 60), false);
     assert.equal(isQuiet(q("08:00", "08:00"), 8 * 60), false);
     assert.equal(isQuiet(q("nope", "08:00"), 3 * 60), false);

@@ -16,7 +16,14 @@ const NOON = 100 * DAY + 12 * HOUR;
 
 type Quiet = NotificationSettings["quietHours"];
 function settings(quietHours: Quiet = { enabled: false, start: "22:00", end: "08:00" }, off: Milestone[] = []): NotificationSettings {
-  const milestones = { newCard: true, stepCompleted: true, allCompleted: true, pausedOrBlocked: true, refreshFailed: true, noProgress: true };
+  const milestones = {
+    newCard: true,
+    stepCompleted: true,
+    allCompleted: true,
+    pausedOrBlocked: true,
+    refreshFailed: true,
+    noProgress: true,
+  };
   for (const m of off) milestones[m] = false;
   return { enabled: true, milestones, quietHours };
 }
@@ -128,7 +135,9 @@ describe("milestones: what counts and what does not", () => {
   test("a failed refresh from before the policy started is not told; a pending one never is", () => {
     const h = harness();
     baseline(h, { rev: 1, steps: "ip", refresh: failedRefresh(NOON - HOUR) });
-    h.policy.observe(card(h, { rev: 1, steps: "ip", at: NOON - HOUR, refresh: { ...failedRefresh(NOON), status: "pending" } as RefreshState }));
+    h.policy.observe(
+      card(h, { rev: 1, steps: "ip", at: NOON - HOUR, refresh: { ...failedRefresh(NOON), status: "pending" } as RefreshState }),
+    );
     assert.deepEqual(told(h), []);
     h.policy.observe(card(h, { rev: 1, steps: "ip", at: NOON - HOUR, refresh: failedRefresh(NOON, "timed_out") }));
     assert.deepEqual(told(h), ["refreshFailed: Refresh timed out · 0/2 · Now: Step 1"]);
@@ -200,7 +209,10 @@ describe("summaries: labels, order and counts", () => {
     h.clock.advance(2 * MIN);
     assert.equal(h.sent.length, 2, told(h).join(" | "));
     assert.equal(h.sent[1]!.kind, "summary");
-    assert.equal(h.sent[1]!.body, "7 updates in 7 sessions: 1 completed, 1 paused, 1 stopped, 1 failed to refresh, 1 progressed, 2 started");
+    assert.equal(
+      h.sent[1]!.body,
+      "7 updates in 7 sessions: 1 completed, 1 paused, 1 stopped, 1 failed to refresh, 1 progressed, 2 started",
+    );
     assert.equal(h.sent[1]!.title, "Progress Desk");
     assert.equal(h.sent[1]!.card, null);
   });
@@ -355,7 +367,9 @@ describe("holding: quiet hours switched off, away and back", () => {
 
 /** A session's activity with a polling stall flag (or none). */
 function activity(h: Harness, key = "agent:main:a", flagged = true): import("../../common/model.ts").SessionActivity {
-  const stall = flagged ? { kind: "polling" as const, count: 6, label: "Shell", tool: "exec", since: h.clock.now, text: "Polling 6×" } : null;
+  const stall = flagged
+    ? { kind: "polling" as const, count: 6, label: "Shell", tool: "exec", since: h.clock.now, text: "Polling 6×" }
+    : null;
   return { gatewayId: "gw1", sessionKey: key, live: true, runId: "r1", current: null, lines: [], stall, updatedAt: h.clock.now };
 }
 
@@ -473,7 +487,11 @@ describe("per-session queue: generations, switches and holding at flush time", (
   test("at most two generations of one card wait: of three cleared-and-restarted cards the middle one is dropped", () => {
     const h = harness();
     h.policy.observe(card(h, { rev: 1, steps: "ip" }));
-    for (const [rev, note] of [[2, "second"], [3, "third"], [4, "fourth"]] as const) {
+    for (const [rev, note] of [
+      [2, "second"],
+      [3, "third"],
+      [4, "fourth"],
+    ] as const) {
       h.clock.advance(1000);
       h.policy.observe(cleared(h));
       h.policy.observe(card(h, { rev, steps: "cc", note }));
@@ -566,7 +584,10 @@ test("an own action also drops what is held for that card while away", () => {
   h.policy.noteOwnAction({ gatewayId: "gw1", sessionKey: "agent:main:a", agentId: null });
   h.clock.advance(10 * MIN);
   h.policy.back();
-  assert.deepEqual(h.sent.map((n) => `${n.card?.sessionKey} ${n.body}`), ["agent:main:b While you were away: Started · 0/2 · Now: Step 1"]);
+  assert.deepEqual(
+    h.sent.map((n) => `${n.card?.sessionKey} ${n.body}`),
+    ["agent:main:b While you were away: Started · 0/2 · Now: Step 1"],
+  );
 });
 
 describe("summary and cardless text", () => {
@@ -598,7 +619,13 @@ describe("summary and cardless text", () => {
   test("a failed refresh on an entry whose card could not be read is told without card text", () => {
     const h = harness();
     baseline(h, { rev: 1, steps: "ip" });
-    const unreadable = { ...card(h, { rev: 1 }), card: null, derived: null, error: { code: "X", message: "boom" }, refresh: failedRefresh(NOON) };
+    const unreadable = {
+      ...card(h, { rev: 1 }),
+      card: null,
+      derived: null,
+      error: { code: "X", message: "boom" },
+      refresh: failedRefresh(NOON),
+    };
     h.policy.observe(unreadable as CardEntry);
     assert.deepEqual(told(h), ["refreshFailed: Refresh failed"]);
   });

@@ -11,7 +11,16 @@ import {
   type PolicyOptions,
 } from "../../main/core/notification-policy.ts";
 import { noteLine } from "../../common/glance.ts";
-import type { CardEntry, CardState, Freshness, RefreshState, RunOutcome, SessionActivity, StallFlag, StepStatus } from "../../common/model.ts";
+import type {
+  CardEntry,
+  CardState,
+  Freshness,
+  RefreshState,
+  RunOutcome,
+  SessionActivity,
+  StallFlag,
+  StepStatus,
+} from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
 
 const MIN = 60_000;
@@ -60,7 +69,7 @@ function harness(opts: Partial<PolicyOptions> = {}, start = NOON): Harness {
     isVisibleInFocusedWindow: (ref) => visible.has(ref.sessionKey),
     gatewayLabel: (id) => (id === "gw1" ? "Work" : id === "gw2" ? "Home" : null),
     gatewayCount: () => gateways.count,
-    minutesOfDay: (ms) => ((ms % DAY) + DAY) % DAY / MIN,
+    minutesOfDay: (ms) => (((ms % DAY) + DAY) % DAY) / MIN,
     ...opts,
   });
   return { clock, policy, sent, set: (s) => (current = s), visible, gateways };
@@ -168,7 +177,9 @@ describe("notification policy: milestones (N1)", () => {
     h.policy.observe(card(h, { rev: 1, steps: "ip", at: NOON - HOUR, refresh: failed }));
     h.policy.observe(card(h, { rev: 1, steps: "ip", at: NOON - HOUR, refresh: failed, freshness: "stale" }));
     h.clock.advance(2 * MIN);
-    h.policy.observe(card(h, { rev: 1, steps: "ip", at: NOON - HOUR, refresh: { status: "timed_out", key: "k2", baseline: 1, at: h.clock.now } }));
+    h.policy.observe(
+      card(h, { rev: 1, steps: "ip", at: NOON - HOUR, refresh: { status: "timed_out", key: "k2", baseline: 1, at: h.clock.now } }),
+    );
     assert.deepEqual(bodies(h.sent), ["Refresh failed · 0/2 · Now: Step 1", "Refresh timed out · 0/2 · Now: Step 1"]);
     assert.ok(!h.sent.some((n) => n.body.includes("boom") || n.body.includes("token")));
   });
@@ -295,7 +306,8 @@ describe("notification policy: throttling and duplicates (N2)", () => {
 
   test("beyond the global cap, the rest coalesce into ONE summary at the window end", () => {
     const h = harness();
-    for (const k of ["a", "b", "c", "d", "e", "f"]) h.policy.observe(card(h, { key: `agent:main:${k}`, rev: 1, steps: "ci", at: NOON - HOUR }));
+    for (const k of ["a", "b", "c", "d", "e", "f"])
+      h.policy.observe(card(h, { key: `agent:main:${k}`, rev: 1, steps: "ci", at: NOON - HOUR }));
     const step = (k: string, rev: number, steps: string, paused = false): void =>
       h.policy.observe(card(h, { key: `agent:main:${k}`, rev, steps, paused }));
     step("a", 2, "cc");
@@ -312,7 +324,13 @@ describe("notification policy: throttling and duplicates (N2)", () => {
     assert.equal(h.sent.length, 3);
     h.clock.advance(1);
     assert.equal(h.sent.length, 4);
-    assert.deepEqual(h.sent[3], { id: h.sent[3]!.id, kind: "summary", title: "Progress Desk", body: "3 updates in 3 sessions: 2 completed, 1 paused", card: null });
+    assert.deepEqual(h.sent[3], {
+      id: h.sent[3]!.id,
+      kind: "summary",
+      title: "Progress Desk",
+      body: "3 updates in 3 sessions: 2 completed, 1 paused",
+      card: null,
+    });
     h.clock.advance(5 * MIN);
     assert.equal(h.sent.length, 4);
   });
@@ -323,10 +341,13 @@ describe("notification policy: throttling and duplicates (N2)", () => {
     h.policy.observe(card(h, { key: "agent:main:b", rev: 1, steps: "p", title: "Second" }));
     assert.equal(h.sent.length, 1);
     h.clock.advance(MIN);
-    assert.deepEqual(h.sent.map((n) => [n.kind, n.title, n.card?.sessionKey]), [
-      ["newCard", "Repair session owner", "agent:main:a"],
-      ["newCard", "Second", "agent:main:b"],
-    ]);
+    assert.deepEqual(
+      h.sent.map((n) => [n.kind, n.title, n.card?.sessionKey]),
+      [
+        ["newCard", "Repair session owner", "agent:main:a"],
+        ["newCard", "Second", "agent:main:b"],
+      ],
+    );
   });
 
   test("the same kind for the same revision is never told twice", () => {
@@ -401,7 +422,13 @@ describe("notification policy: quiet hours and away (N2, N6)", () => {
     h.clock.advance(MIN); // 08:00
     assert.equal(h.sent.length, 2);
     assert.equal(h.clock.now % DAY, 8 * HOUR);
-    assert.deepEqual(h.sent[1], { id: h.sent[1]!.id, kind: "summary", title: "Progress Desk", body: "During quiet hours: 2 cards completed, 1 paused", card: null });
+    assert.deepEqual(h.sent[1], {
+      id: h.sent[1]!.id,
+      kind: "summary",
+      title: "Progress Desk",
+      body: "During quiet hours: 2 cards completed, 1 paused",
+      card: null,
+    });
     assert.equal(h.clock.pending, 0);
   });
 
@@ -411,9 +438,10 @@ describe("notification policy: quiet hours and away (N2, N6)", () => {
     h.policy.observe(card(h, { rev: 1, steps: "ip", at: 0 }));
     h.policy.observe(card(h, { rev: 2, steps: "cc" }));
     h.clock.advance(9 * HOUR);
-    assert.deepEqual(h.sent.map((n) => [n.kind, n.title, n.body, n.card?.sessionKey]), [
-      ["summary", "Repair session owner", "During quiet hours: Completed · 2/2", "agent:main:a"],
-    ]);
+    assert.deepEqual(
+      h.sent.map((n) => [n.kind, n.title, n.body, n.card?.sessionKey]),
+      [["summary", "Repair session owner", "During quiet hours: Completed · 2/2", "agent:main:a"]],
+    );
   });
 
   test("back after 5 minutes or more: one away summary instead of a backlog", () => {
@@ -490,10 +518,13 @@ describe("notification policy: focus and own actions (N2, N3)", () => {
     h.clock.advance(5_000);
     h.policy.observe(card(h, { key: "agent:main:b", rev: 1, steps: "ip", note: "refreshed" })); // the refresh answer
     h.clock.advance(2 * MIN);
-    assert.deepEqual(h.sent.map((n) => [n.kind, n.card?.sessionKey]), [
-      ["allCompleted", "agent:main:a"],
-      ["allCompleted", "agent:main:b"],
-    ]);
+    assert.deepEqual(
+      h.sent.map((n) => [n.kind, n.card?.sessionKey]),
+      [
+        ["allCompleted", "agent:main:a"],
+        ["allCompleted", "agent:main:b"],
+      ],
+    );
     h.policy.observe(card(h, { key: "agent:main:b", rev: 2, steps: "ci" })); // after the grace time
     assert.deepEqual(kinds(h.sent), ["allCompleted", "allCompleted", "stepCompleted"]);
   });
@@ -503,11 +534,25 @@ describe("notification policy: focus and own actions (N2, N3)", () => {
     h.policy.observe(card(h, { rev: 1, steps: "ip", at: 0 }));
     h.policy.noteOwnAction(ref());
     h.visible.add("agent:main:a");
-    h.policy.observe(card(h, { rev: 1, steps: "ip", at: 0, refresh: { status: "failed", key: "k", error: "e", code: null, terminal: true, at: h.clock.now } }));
+    h.policy.observe(
+      card(h, {
+        rev: 1,
+        steps: "ip",
+        at: 0,
+        refresh: { status: "failed", key: "k", error: "e", code: null, terminal: true, at: h.clock.now },
+      }),
+    );
     assert.equal(h.sent.length, 0);
     h.visible.clear();
     h.clock.advance(1000);
-    h.policy.observe(card(h, { rev: 1, steps: "ip", at: 0, refresh: { status: "failed", key: "k", error: "e", code: null, terminal: true, at: h.clock.now } }));
+    h.policy.observe(
+      card(h, {
+        rev: 1,
+        steps: "ip",
+        at: 0,
+        refresh: { status: "failed", key: "k", error: "e", code: null, terminal: true, at: h.clock.now },
+      }),
+    );
     assert.deepEqual(bodies(h.sent), ["Refresh failed · 0/2 · Now: Step 1"]);
   });
 });
@@ -519,7 +564,10 @@ describe("notification policy: text (N5)", () => {
     h.gateways.count = 2;
     h.policy.observe(card(h, { key: "agent:main:b", gw: "gw2", rev: 1, steps: "p", title: "Deploy" }));
     h.policy.observe(card(h, { key: "agent:main:c", gw: "gw9", rev: 1, steps: "p", title: "Unlabelled" }));
-    assert.deepEqual(h.sent.map((n) => n.title), ["Repair session owner", "Home · Deploy", "Unlabelled"]);
+    assert.deepEqual(
+      h.sent.map((n) => n.title),
+      ["Repair session owner", "Home · Deploy", "Unlabelled"],
+    );
     assert.deepEqual(h.sent[1]!.card, ref("agent:main:b", "gw2"));
   });
 
@@ -527,7 +575,9 @@ describe("notification policy: text (N5)", () => {
     const h = harness();
     const title = "Migrate every customer invoice from the legacy billing system to the new ledger service";
     const note = "Reconciling " + "thousands of historical invoice line items against ledger entries ".repeat(4);
-    h.policy.observe(card(h, { rev: 1, steps: "ip", names: ["Export invoices from the legacy system in monthly batches", "b"], title, note }));
+    h.policy.observe(
+      card(h, { rev: 1, steps: "ip", names: ["Export invoices from the legacy system in monthly batches", "b"], title, note }),
+    );
     const [n] = h.sent;
     assert.ok(n);
     assert.equal(n.title, "Migrate every customer invoice from the legacy…");
@@ -540,18 +590,30 @@ describe("notification policy: text (N5)", () => {
   test("the note line is the first readable line, plain", () => {
     assert.equal(noteLine(null), null);
     assert.equal(noteLine("  \n\n"), null);
-    assert.equal(noteLine('<progress value="3" max="10" aria-label="PRs"></progress>\n\n# **Reviewing** `PR 4` of [the list](https://x.test/l)'), "Reviewing PR 4 of the list");
-    assert.equal(noteLine("```sh\nrm -rf build\n```\n- [x] __Built__ the *app* with snake_case_name"), "Built the app with snake_case_name");
+    assert.equal(
+      noteLine('<progress value="3" max="10" aria-label="PRs"></progress>\n\n# **Reviewing** `PR 4` of [the list](https://x.test/l)'),
+      "Reviewing PR 4 of the list",
+    );
+    assert.equal(
+      noteLine("```sh\nrm -rf build\n```\n- [x] __Built__ the *app* with snake_case_name"),
+      "Built the app with snake_case_name",
+    );
     assert.equal(noteLine("> ## Quoted heading ##"), "Quoted heading");
     assert.equal(noteLine("---\n| Job | State |\n|---|---|\n| a | b |"), "Job · State");
-    assert.equal(noteLine("Fish &amp; chips &lt;3 ![logo](x.png) <b>bold</b> <https://x.test/a>"), "Fish & chips <3 logo bold https://x.test/a");
+    assert.equal(
+      noteLine("Fish &amp; chips &lt;3 ![logo](x.png) <b>bold</b> <https://x.test/a>"),
+      "Fish & chips <3 logo bold https://x.test/a",
+    );
     assert.equal(noteLine("1. ~~Old~~ new \\*literal\\*"), "Old new *literal*");
     assert.equal(noteLine("**unbalanced bold"), "unbalanced bold");
   });
 
   test("an empty note is omitted and the body never carries error text", () => {
     const h = harness();
-    h.policy.observe({ ...card(h, { rev: 1, steps: "ci", note: "<progress value='1' max='2'></progress>" }), error: { code: "E", message: "secret stack trace" } });
+    h.policy.observe({
+      ...card(h, { rev: 1, steps: "ci", note: "<progress value='1' max='2'></progress>" }),
+      error: { code: "E", message: "secret stack trace" },
+    });
     assert.deepEqual(bodies(h.sent), ["Started · 1/2 · Now: Step 2"]);
   });
 });
@@ -582,7 +644,13 @@ describe("notification policy: no progress", () => {
     h.policy.observe(card(h, { rev: 1, steps: "ci", at: NOON - HOUR }));
     h.policy.observeActivity(activity(h, polling(6)));
     assert.deepEqual(h.sent, [
-      { id: h.sent[0]!.id, kind: "noProgress", title: "Repair session owner", body: "No progress · Polling the same command 6×", card: ref() },
+      {
+        id: h.sent[0]!.id,
+        kind: "noProgress",
+        title: "Repair session owner",
+        body: "No progress · Polling the same command 6×",
+        card: ref(),
+      },
     ]);
   });
 
@@ -632,7 +700,11 @@ describe("notification policy: no progress", () => {
     h.policy.observeActivity(activity(h, polling(8)));
     assert.equal(h.sent.length, 2);
     h.clock.advance(MIN);
-    assert.deepEqual(bodies(h.sent), ["Started · 0/2 · Now: Step 1", "Step completed · 1/2 · Now: Step 2", "No progress · Polling the same command 8×"]);
+    assert.deepEqual(bodies(h.sent), [
+      "Started · 0/2 · Now: Step 1",
+      "Step completed · 1/2 · Now: Step 2",
+      "No progress · Polling the same command 8×",
+    ]);
   });
 
   test("switched off, or all notifications off: nothing", () => {
@@ -679,9 +751,10 @@ describe("notification policy: no progress", () => {
     h.clock.advance(10 * MIN);
     assert.equal(h.sent.length, 0);
     h.policy.back();
-    assert.deepEqual(h.sent.map((n) => [n.kind, n.title, n.body, n.card]), [
-      ["summary", "Progress Desk", "While you were away: 1 card completed, 1 stalled", null],
-    ]);
+    assert.deepEqual(
+      h.sent.map((n) => [n.kind, n.title, n.body, n.card]),
+      [["summary", "Progress Desk", "While you were away: 1 card completed, 1 stalled", null]],
+    );
   });
 
   test("a stalled session without a known card is titled from its key", () => {
@@ -689,10 +762,18 @@ describe("notification policy: no progress", () => {
     h.policy.observeActivity(activity(h, silent(12), "agent:ops:dashboard:3f0c1a2b-1111-2222-3333-444444444444", "gw2"));
     h.gateways.count = 2;
     h.policy.observeActivity(activity(h, polling(6), "agent:main:x"));
-    assert.deepEqual(h.sent.map((n) => [n.kind, n.title, n.body, n.card]), [
-      ["noProgress", "ops · dashboard:3f0c1a2b", "No progress · No new activity for 12 min", ref("agent:ops:dashboard:3f0c1a2b-1111-2222-3333-444444444444", "gw2")],
-      ["noProgress", "Work · x", "No progress · Polling the same command 6×", ref("agent:main:x")],
-    ]);
+    assert.deepEqual(
+      h.sent.map((n) => [n.kind, n.title, n.body, n.card]),
+      [
+        [
+          "noProgress",
+          "ops · dashboard:3f0c1a2b",
+          "No progress · No new activity for 12 min",
+          ref("agent:ops:dashboard:3f0c1a2b-1111-2222-3333-444444444444", "gw2"),
+        ],
+        ["noProgress", "Work · x", "No progress · Polling the same command 6×", ref("agent:main:x")],
+      ],
+    );
   });
 
   test("a stall outranks a step in one coalesced notice, and the card's text stays with the card", () => {

@@ -144,7 +144,7 @@ describe("scripts/dist.ts", () => {
     assert.throws(() => builderArgs("win32", {}, []), /macOS or Linux/);
   });
 
-  test("electron-builder reads the ad-hoc overrides as identity \"-\" and hardened runtime off", async () => {
+  test('electron-builder reads the ad-hoc overrides as identity "-" and hardened runtime off', async () => {
     // electron-builder's own CLI parser and config loader (internal modules; if an upgrade moves
     // them, this test says so). yargs leaves "false" a string; the schema check coerces it.
     const cli = require("electron-builder/out/builder.js") as {

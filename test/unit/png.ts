@@ -10,9 +10,11 @@ const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 4: 2, 6: 4 };
 export function decodePng(file: Uint8Array): Rgba {
   const buf = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
   if (!buf.subarray(0, 8).equals(SIGNATURE)) throw new Error("not a PNG file");
-  let width = 0, height = 0, channels = 0;
+  let width = 0,
+    height = 0,
+    channels = 0;
   const idat: Buffer[] = [];
-  for (let at = 8; at < buf.length; ) {
+  for (let at = 8; at < buf.length;) {
     const length = buf.readUInt32BE(at);
     const type = buf.toString("latin1", at + 4, at + 8);
     const body = buf.subarray(at + 8, at + 8 + length);
@@ -21,7 +23,8 @@ export function decodePng(file: Uint8Array): Rgba {
       height = body.readUInt32BE(4);
       const [depth, colorType, , , interlace] = body.subarray(8, 13);
       channels = CHANNELS[colorType ?? -1] ?? 0;
-      if (depth !== 8 || channels === 0 || interlace !== 0) throw new Error(`unsupported PNG: depth ${depth}, colour type ${colorType}, interlace ${interlace}`);
+      if (depth !== 8 || channels === 0 || interlace !== 0)
+        throw new Error(`unsupported PNG: depth ${depth}, colour type ${colorType}, interlace ${interlace}`);
     } else if (type === "IDAT") idat.push(body);
     else if (type === "IEND") break;
     at += 12 + length;
@@ -42,16 +45,28 @@ export function decodePng(file: Uint8Array): Rgba {
       const c = x >= channels && y > 0 ? pixels[row - stride + x - channels]! : 0;
       let predicted: number;
       switch (filter) {
-        case 0: predicted = 0; break;
-        case 1: predicted = a; break;
-        case 2: predicted = b; break;
-        case 3: predicted = (a + b) >> 1; break;
+        case 0:
+          predicted = 0;
+          break;
+        case 1:
+          predicted = a;
+          break;
+        case 2:
+          predicted = b;
+          break;
+        case 3:
+          predicted = (a + b) >> 1;
+          break;
         case 4: {
-          const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+          const p = a + b - c,
+            pa = Math.abs(p - a),
+            pb = Math.abs(p - b),
+            pc = Math.abs(p - c);
           predicted = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
           break;
         }
-        default: throw new Error(`bad PNG filter type ${filter} on row ${y}`);
+        default:
+          throw new Error(`bad PNG filter type ${filter} on row ${y}`);
       }
       pixels[row + x] = (src[x]! + predicted) & 0xff;
     }

@@ -40,12 +40,28 @@ describe("gatewayOrigin", () => {
 describe("secrets follow only their own origin", () => {
   test("a URL on another origin, without new secrets, forgets token, password and setup code", async () => {
     const { store, vault, id } = await withHome();
-    assert.deepEqual(store.gatewayConfigs()[0], { id, label: "Home", color: "#0a84ff", url: HOME, token: "tok-HOME", password: "pw-HOME", bootstrapToken: "setup-HOME" });
+    assert.deepEqual(store.gatewayConfigs()[0], {
+      id,
+      label: "Home",
+      color: "#0a84ff",
+      url: HOME,
+      token: "tok-HOME",
+      password: "pw-HOME",
+      bootstrapToken: "setup-HOME",
+    });
     const s = store.saveGateway(edit(id, "wss://evil.example"));
-    assert.deepEqual(store.gatewayConfigs()[0], { id, label: "Home", color: "#0a84ff", url: "wss://evil.example" }, "nothing goes to the new server");
+    assert.deepEqual(
+      store.gatewayConfigs()[0],
+      { id, label: "Home", color: "#0a84ff", url: "wss://evil.example" },
+      "nothing goes to the new server",
+    );
     const g = s.gateways[0]!;
     assert.deepEqual([g.hasToken, g.hasPassword, g.hasSetupCode], [false, false, false]);
-    assert.deepEqual(vault.names().filter((n) => n.startsWith("gateway-")), [], "dropped from the vault, not just hidden");
+    assert.deepEqual(
+      vault.names().filter((n) => n.startsWith("gateway-")),
+      [],
+      "dropped from the vault, not just hidden",
+    );
     // Moving back does not resurrect them.
     store.saveGateway(edit(id, HOME));
     assert.equal(store.gatewayConfigs()[0]!.token, undefined);

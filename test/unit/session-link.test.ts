@@ -14,7 +14,10 @@ describe("session link", () => {
   });
 
   test("agent id main when the key names none; hex in lower case", () => {
-    assert.equal(sessionLink("ws://h:1", "dashboard:2CB6BE5E-93AD-4920-8AC5-86282B7168C2"), "http://h:1/chat/main/2cb6be5e93ad49208ac586282b7168c2");
+    assert.equal(
+      sessionLink("ws://h:1", "dashboard:2CB6BE5E-93AD-4920-8AC5-86282B7168C2"),
+      "http://h:1/chat/main/2cb6be5e93ad49208ac586282b7168c2",
+    );
   });
 
   test("never carries a token, password, query or fragment of the Gateway URL", () => {
@@ -31,7 +34,8 @@ describe("session link", () => {
       ["ws://h:1", "agent:d/../x:dashboard:2cb6be5e-93ad-4920-8ac5-86282b7168c2"],
       ["http://h:1", KEY],
       ["not a url", KEY],
-    ]) assert.equal(sessionLink(url!, key!), null, `${url} ${key}`);
+    ])
+      assert.equal(sessionLink(url!, key!), null, `${url} ${key}`);
   });
 });
 

@@ -7,7 +7,16 @@ import type { SessionInfo } from "../../common/model.ts";
 const KEY = "agent:main:dashboard:3f0c1a2b-1111-2222-3333-444455556666";
 
 function row(extra: Record<string, unknown> = {}): SessionInfo {
-  const r = parseSessionRow({ key: KEY, sessionId: "s-1", status: "running", hasActiveRun: true, activeRunIds: ["r1"], startedAt: 100, endedAt: null, ...extra });
+  const r = parseSessionRow({
+    key: KEY,
+    sessionId: "s-1",
+    status: "running",
+    hasActiveRun: true,
+    activeRunIds: ["r1"],
+    startedAt: 100,
+    endedAt: null,
+    ...extra,
+  });
   assert.ok(r);
   return r;
 }
@@ -33,10 +42,33 @@ describe("parseSessionRow", () => {
   });
 
   test("run fields", () => {
-    const r = parseSessionRow({ key: KEY, sessionId: "s1", agentId: "main", updatedAt: 5, status: "done", hasActiveRun: false, activeRunIds: [], startedAt: 1, endedAt: 4 });
+    const r = parseSessionRow({
+      key: KEY,
+      sessionId: "s1",
+      agentId: "main",
+      updatedAt: 5,
+      status: "done",
+      hasActiveRun: false,
+      activeRunIds: [],
+      startedAt: 1,
+      endedAt: 4,
+    });
     assert.deepEqual(
       { ...r, title: undefined, kind: undefined },
-      { key: KEY, sessionId: "s1", agentId: "main", title: undefined, kind: undefined, parentKey: null, updatedAt: 5, status: "done", hasActiveRun: false, activeRunIds: [], startedAt: 1, endedAt: 4 },
+      {
+        key: KEY,
+        sessionId: "s1",
+        agentId: "main",
+        title: undefined,
+        kind: undefined,
+        parentKey: null,
+        updatedAt: 5,
+        status: "done",
+        hasActiveRun: false,
+        activeRunIds: [],
+        startedAt: 1,
+        endedAt: 4,
+      },
     );
   });
 
@@ -48,7 +80,14 @@ describe("parseSessionRow", () => {
   });
 
   test("unknown or missing fields are null, not guessed", () => {
-    const r = parseSessionRow({ key: KEY, status: "sleeping", hasActiveRun: "yes", activeRunIds: "r1", startedAt: "1", endedAt: Number.NaN });
+    const r = parseSessionRow({
+      key: KEY,
+      status: "sleeping",
+      hasActiveRun: "yes",
+      activeRunIds: "r1",
+      startedAt: "1",
+      endedAt: Number.NaN,
+    });
     assert.equal(r?.status, null);
     assert.equal(r?.hasActiveRun, null);
     assert.equal(r?.activeRunIds, null);
@@ -124,7 +163,14 @@ describe("mergeRunFields (sessions.changed, §5.3)", () => {
   });
 
   test("status, hasActiveRun and times from a run-lifecycle event", () => {
-    const next = mergeRunFields(row(), { phase: "end", runId: "r1", status: "failed", hasActiveRun: false, activeRunIds: [], endedAt: 900 });
+    const next = mergeRunFields(row(), {
+      phase: "end",
+      runId: "r1",
+      status: "failed",
+      hasActiveRun: false,
+      activeRunIds: [],
+      endedAt: 900,
+    });
     assert.equal(next.status, "failed");
     assert.equal(next.hasActiveRun, false);
     assert.equal(next.endedAt, 900);

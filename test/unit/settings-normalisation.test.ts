@@ -13,7 +13,14 @@ describe("defaults", () => {
       collapseByDefault: false,
       notifications: {
         enabled: true,
-        milestones: { newCard: true, stepCompleted: true, allCompleted: true, pausedOrBlocked: true, refreshFailed: true, noProgress: true },
+        milestones: {
+          newCard: true,
+          stepCompleted: true,
+          allCompleted: true,
+          pausedOrBlocked: true,
+          refreshFailed: true,
+          noProgress: true,
+        },
         quietHours: { enabled: false, start: "22:00", end: "08:00" },
       },
       trayTitle: true,
@@ -30,7 +37,20 @@ describe("defaults", () => {
 
 describe("isAccelerator", () => {
   test("every Electron modifier name is accepted, one modifier is enough", () => {
-    for (const mod of ["Command", "Cmd", "Control", "Ctrl", "CommandOrControl", "CmdOrCtrl", "Alt", "Option", "AltGr", "Shift", "Super", "Meta"]) {
+    for (const mod of [
+      "Command",
+      "Cmd",
+      "Control",
+      "Ctrl",
+      "CommandOrControl",
+      "CmdOrCtrl",
+      "Alt",
+      "Option",
+      "AltGr",
+      "Shift",
+      "Super",
+      "Meta",
+    ]) {
       assert.equal(isAccelerator(`${mod}+P`), true, mod);
     }
   });
@@ -58,7 +78,8 @@ describe("isAccelerator", () => {
 
 describe("normalizeSettings", () => {
   test("the detector's numbers are kept at their bounds and refused past them", () => {
-    const detector = (pollingRepeats: number, silentMinutes: number) => normalizeSettings({ detector: { pollingRepeats, silentMinutes } }).detector;
+    const detector = (pollingRepeats: number, silentMinutes: number) =>
+      normalizeSettings({ detector: { pollingRepeats, silentMinutes } }).detector;
     assert.deepEqual(detector(2, 1), { enabled: true, pollingRepeats: 2, silentMinutes: 1 });
     assert.deepEqual(detector(100, 1440), { enabled: true, pollingRepeats: 100, silentMinutes: 1440 });
     assert.deepEqual(detector(101, 1441), { enabled: true, pollingRepeats: 5, silentMinutes: 10 });
@@ -85,7 +106,13 @@ describe("normalizeSettings", () => {
         { id: "b", url: "WS://upper:2" },
       ],
     });
-    assert.deepEqual(n.gateways.map((g) => [g.id, g.url]), [["a", "wss://first:1"], ["b", "WS://upper:2"]]);
+    assert.deepEqual(
+      n.gateways.map((g) => [g.id, g.url]),
+      [
+        ["a", "wss://first:1"],
+        ["b", "WS://upper:2"],
+      ],
+    );
   });
 
   test("labels are trimmed and capped at 80; a blank or missing label becomes the host", () => {
@@ -108,7 +135,10 @@ describe("normalizeSettings", () => {
       ["#ABCDEF", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff", "#0a84ff", "#00ff00"],
     );
     const plain = normalizeSettings({ gateways: Array.from({ length: 7 }, (_, i) => ({ id: `p${i}`, url: `ws://h:${i + 1}` })) });
-    assert.deepEqual(plain.gateways.map((g) => g.color), ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff", "#0a84ff"]);
+    assert.deepEqual(
+      plain.gateways.map((g) => g.color),
+      ["#0a84ff", "#30d158", "#ff9f0a", "#bf5af2", "#ff375f", "#64d2ff", "#0a84ff"],
+    );
   });
 
   test("pins: text under 2048 characters, each once, at most 200", () => {

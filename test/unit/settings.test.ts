@@ -25,13 +25,27 @@ describe("settings (S1–S3)", () => {
   });
 
   test("whatever is on disk is made valid", () => {
-    const n = normalizeSettings({ showCards: "yes", collapseByDefault: true, bogus: 1, notifications: { quietHours: { start: "25:00", end: "07:30" } }, gateways: [{ id: "a", url: "http://x" }, { id: "b", url: "ws://h:1", color: "red" }], pinned: ["a", "a", 3] });
+    const n = normalizeSettings({
+      showCards: "yes",
+      collapseByDefault: true,
+      bogus: 1,
+      notifications: { quietHours: { start: "25:00", end: "07:30" } },
+      gateways: [
+        { id: "a", url: "http://x" },
+        { id: "b", url: "ws://h:1", color: "red" },
+      ],
+      pinned: ["a", "a", 3],
+    });
     assert.equal(n.showCards, true, "a bad value falls back to the default");
     assert.equal(n.collapseByDefault, true);
     assert.equal("bogus" in n, false);
     assert.equal(n.notifications.quietHours.start, "22:00");
     assert.equal(n.notifications.quietHours.end, "07:30");
-    assert.deepEqual(n.gateways.map((g) => g.id), ["b"], "only ws:// and wss:// Gateways");
+    assert.deepEqual(
+      n.gateways.map((g) => g.id),
+      ["b"],
+      "only ws:// and wss:// Gateways",
+    );
     assert.match(n.gateways[0]!.color, /^#[0-9a-f]{6}$/i);
     assert.deepEqual(n.pinned, ["a"]);
     assert.deepEqual(normalizeSettings("garbage"), defaultSettings());
@@ -57,7 +71,10 @@ describe("settings (S1–S3)", () => {
     assert.deepEqual(store.view().detector, { enabled: true, pollingRepeats: 5, silentMinutes: 10 });
     assert.deepEqual(store.update({ activity: { commandText: "status" } }).activity, { mode: "all", commandText: "status" });
     assert.deepEqual(store.update({ detector: { silentMinutes: 3 } }).detector, { enabled: true, pollingRepeats: 5, silentMinutes: 3 });
-    const n = normalizeSettings({ activity: { mode: "loud", commandText: 1 }, detector: { enabled: "no", pollingRepeats: 1, silentMinutes: 2.5 } });
+    const n = normalizeSettings({
+      activity: { mode: "loud", commandText: 1 },
+      detector: { enabled: "no", pollingRepeats: 1, silentMinutes: 2.5 },
+    });
     assert.deepEqual(n.activity, { mode: "all", commandText: "raw" });
     assert.deepEqual(n.detector, { enabled: true, pollingRepeats: 5, silentMinutes: 10 });
   });
@@ -106,7 +123,11 @@ describe("settings (S1–S3)", () => {
     const after = store.removeGateway(g.id);
     assert.deepEqual(after.gateways, []);
     assert.deepEqual(after.pinned, ["other\u0000y"], "pins of a removed Gateway go with it");
-    assert.deepEqual(vault.names().filter((n) => n.startsWith("gateway-")), [], "its secrets go with it");
+    assert.deepEqual(
+      vault.names().filter((n) => n.startsWith("gateway-")),
+      [],
+      "its secrets go with it",
+    );
   });
 
   test("survive a restart through a 0600 JSON file", async () => {
@@ -150,13 +171,29 @@ describe("the page contract", () => {
       ["__proto__", []],
       ["dismiss", "not a list"],
     ];
-    for (const [m, a] of bad) assert.throws(() => validateArgs(m, a), (e: unknown) => isDeskError(e, "BAD_REQUEST"), `${m} ${JSON.stringify(a)}`);
+    for (const [m, a] of bad)
+      assert.throws(
+        () => validateArgs(m, a),
+        (e: unknown) => isDeskError(e, "BAD_REQUEST"),
+        `${m} ${JSON.stringify(a)}`,
+      );
     assert.equal(DESK_METHODS.length, 12);
   });
 
   test("only http, https and mailto links open", () => {
     for (const ok of ["https://example.com/a?b", "http://127.0.0.1:8080", "mailto:a@b.c"]) assert.equal(isSafeExternalUrl(ok), true, ok);
-    for (const no of ["javascript:alert(1)", "JAVASCRIPT:alert(1)", " javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "vbscript:x", "ftp://x", "//evil.example", "", 42]) {
+    for (const no of [
+      "javascript:alert(1)",
+      "JAVASCRIPT:alert(1)",
+      " javascript:alert(1)",
+      "file:///etc/passwd",
+      "data:text/html,x",
+      "vbscript:x",
+      "ftp://x",
+      "//evil.example",
+      "",
+      42,
+    ]) {
       assert.equal(isSafeExternalUrl(no), false, String(no));
     }
   });

@@ -70,7 +70,8 @@ describe("sameFlag", () => {
 
   test("polling flags built by the detector compare by the repeated call", () => {
     const w = watchRun(T0);
-    for (let i = 0; i < 3; i++) noteCall(w, { fingerprint: "exec:ls", tool: "exec", verb: "Shell", label: "Shell · ls", shell: true }, T0 + i);
+    for (let i = 0; i < 3; i++)
+      noteCall(w, { fingerprint: "exec:ls", tool: "exec", verb: "Shell", label: "Shell · ls", shell: true }, T0 + i);
     const first = evaluateStall(w, T0 + 10, OPTS);
     assert.equal(first?.kind, "polling");
     assert.equal(sameFlag(first, evaluateStall(w, T0 + 20, OPTS)), true);

@@ -50,7 +50,8 @@ describe("stall detector", () => {
 
   test("non-command tools get their own wording", () => {
     const w = watchRun(0);
-    for (let i = 0; i < 5; i++) noteCall(w, { fingerprint: "web_fetch:1", tool: "web_fetch", verb: "Fetch", label: "Fetch · https://x.dev", shell: false }, i);
+    for (let i = 0; i < 5; i++)
+      noteCall(w, { fingerprint: "web_fetch:1", tool: "web_fetch", verb: "Fetch", label: "Fetch · https://x.dev", shell: false }, i);
     assert.equal(evaluateStall(w, 5, DEFAULT_STALL_OPTIONS)?.text, "Repeating the same Fetch call 5×");
   });
 
@@ -94,10 +95,15 @@ describe("stall detector", () => {
   });
 
   test("durations round down in whole units", () => {
-    assert.deepEqual(
-      [0, 45_999, 60_000, 12 * MIN + 59_999, 60 * MIN, 65 * MIN, 125 * MIN].map(formatDuration),
-      ["0 s", "45 s", "1 min", "12 min", "1 h", "1 h 5 min", "2 h 5 min"],
-    );
+    assert.deepEqual([0, 45_999, 60_000, 12 * MIN + 59_999, 60 * MIN, 65 * MIN, 125 * MIN].map(formatDuration), [
+      "0 s",
+      "45 s",
+      "1 min",
+      "12 min",
+      "1 h",
+      "1 h 5 min",
+      "2 h 5 min",
+    ]);
   });
 
   test("sameFlag compares what is shown", () => {

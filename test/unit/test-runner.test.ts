@@ -10,7 +10,11 @@ const root = join(import.meta.dirname, "..", "..");
 test("the closing line counts skipped suites' tests and ignores printed counts", { timeout: 60_000 }, () => {
   const env: NodeJS.ProcessEnv = { ...process.env, TEST_CONCURRENCY: "1" };
   delete env.NODE_TEST_CONTEXT; // a run of its own, not a child of this one
-  const run = spawnSync(process.execPath, ["scripts/test.ts", "test/fixtures/runner/counts.fixture.ts"], { cwd: root, env, encoding: "utf8" });
+  const run = spawnSync(process.execPath, ["scripts/test.ts", "test/fixtures/runner/counts.fixture.ts"], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+  });
   const lines = run.stdout.trimEnd().split("\n");
   assert.equal(lines.at(-1), "2 passed, 2 failed, 5 skipped", run.stdout + run.stderr);
   assert.equal(run.status, 1, "a failure fails the run");

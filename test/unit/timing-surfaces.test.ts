@@ -25,8 +25,30 @@ function played(rows: [number | null, string, number][], nowMin: number): CardEn
   let last: CardEntry | null = null;
   for (const [revision, statuses, m] of rows) {
     const at = T0 + m * MIN;
-    const card = revision === null ? null : { sessionKey: KEY, revision, updatedAt: at, markdown: null, steps: [...statuses].map((l, i) => ({ step: `Step ${i + 1}`, status: letters[l]! })) };
-    const e: CardEntry = { gatewayId: "gw", sessionKey: KEY, agentId: null, title: "Deploy", card, derived: card ? live(deriveCard(card, null)) : null, freshness: "live", confirmedAt: at, error: null, hidden: false, updateRequired: false, refresh: null };
+    const card =
+      revision === null
+        ? null
+        : {
+            sessionKey: KEY,
+            revision,
+            updatedAt: at,
+            markdown: null,
+            steps: [...statuses].map((l, i) => ({ step: `Step ${i + 1}`, status: letters[l]! })),
+          };
+    const e: CardEntry = {
+      gatewayId: "gw",
+      sessionKey: KEY,
+      agentId: null,
+      title: "Deploy",
+      card,
+      derived: card ? live(deriveCard(card, null)) : null,
+      freshness: "live",
+      confirmedAt: at,
+      error: null,
+      hidden: false,
+      updateRequired: false,
+      refresh: null,
+    };
     history.observe(e);
     const h = history.current("gw", KEY, null);
     last = { ...e, timing: h && e.derived ? deriveTiming(h, e.derived.state, T0 + nowMin * MIN) : null };
@@ -35,12 +57,32 @@ function played(rows: [number | null, string, number][], nowMin: number): CardEn
 }
 
 const snapshot = (e: CardEntry): DeskSnapshot => ({
-  gateways: [{ id: "gw", label: "Local", color: null, url: "ws://127.0.0.1:1", connection: { state: "connected", since: T0, serverVersion: null, scopes: [], limited: false, advice: "" }, sessions: [], cards: [e], boards: { widgets: [] } as never, activity: [] }],
+  gateways: [
+    {
+      id: "gw",
+      label: "Local",
+      color: null,
+      url: "ws://127.0.0.1:1",
+      connection: { state: "connected", since: T0, serverVersion: null, scopes: [], limited: false, advice: "" },
+      sessions: [],
+      cards: [e],
+      boards: { widgets: [] } as never,
+      activity: [],
+    },
+  ],
 });
 
 describe("watch --json timing", () => {
   test("a card line gains exactly currentStepSince, lastChangeAt, steps[{step,startedAt,finishedAt}] and estimate", () => {
-    const e = played([[null, "", -1], [1, "ippp", 0], [2, "cipp", 10], [3, "ccip", 30]], 35);
+    const e = played(
+      [
+        [null, "", -1],
+        [1, "ippp", 0],
+        [2, "cipp", 10],
+        [3, "ccip", 30],
+      ],
+      35,
+    );
     const line = cardLine(e);
     assert.deepEqual(Object.keys(line.timing), ["currentStepSince", "lastChangeAt", "steps", "estimate"]);
     assert.deepEqual(line.timing, {
@@ -55,23 +97,61 @@ describe("watch --json timing", () => {
       estimate: { minMs: 15 * MIN, maxMs: 35 * MIN },
     });
     // Every field that was there before is still there.
-    for (const k of ["type", "gateway", "sessionKey", "agentId", "revision", "updatedAt", "steps", "markdown", "derived", "title", "hidden"]) assert.ok(k in line, k);
+    for (const k of [
+      "type",
+      "gateway",
+      "sessionKey",
+      "agentId",
+      "revision",
+      "updatedAt",
+      "steps",
+      "markdown",
+      "derived",
+      "title",
+      "hidden",
+    ])
+      assert.ok(k in line, k);
   });
 
   test("a cleared card's line has empty timing", () => {
-    const e = played([[null, "", -1], [1, "ip", 0], [null, "", 3]], 4);
+    const e = played(
+      [
+        [null, "", -1],
+        [1, "ip", 0],
+        [null, "", 3],
+      ],
+      4,
+    );
     assert.deepEqual(cardLine(e).timing, { currentStepSince: null, lastChangeAt: null, steps: [], estimate: null });
   });
 
   test("a card hidden from this connection shows no timing either", () => {
-    const e = { ...played([[null, "", -1], [1, "ippp", 0], [2, "cipp", 10]], 12), hidden: true };
+    const e = {
+      ...played(
+        [
+          [null, "", -1],
+          [1, "ippp", 0],
+          [2, "cipp", 10],
+        ],
+        12,
+      ),
+      hidden: true,
+    };
     assert.deepEqual(cardLine(e).timing, { currentStepSince: null, lastChangeAt: null, steps: [], estimate: null });
   });
 });
 
 describe("watch terminal block", () => {
-  test('says how long the current step has been running and what is left', () => {
-    const e = played([[null, "", -1], [1, "ippp", 0], [2, "cipp", 10], [3, "ccip", 30]], 42);
+  test("says how long the current step has been running and what is left", () => {
+    const e = played(
+      [
+        [null, "", -1],
+        [1, "ippp", 0],
+        [2, "cipp", 10],
+        [3, "ccip", 30],
+      ],
+      42,
+    );
     const lines = statusBlock(snapshot(e), 200, 12, T0 + 42 * MIN);
     assert.match(lines[1]!, /working · running 12 min · about 10–28 min left/);
   });
@@ -90,7 +170,18 @@ describe("notifications with durations", () => {
       now: () => clock.now,
       schedule: clock.schedule,
       deliver: (n) => sent.push(n),
-      settings: () => ({ enabled: true, milestones: { newCard: true, stepCompleted: true, allCompleted: true, pausedOrBlocked: true, refreshFailed: true, noProgress: true }, quietHours: { enabled: false, start: "22:00", end: "08:00" } }),
+      settings: () => ({
+        enabled: true,
+        milestones: {
+          newCard: true,
+          stepCompleted: true,
+          allCompleted: true,
+          pausedOrBlocked: true,
+          refreshFailed: true,
+          noProgress: true,
+        },
+        quietHours: { enabled: false, start: "22:00", end: "08:00" },
+      }),
       perSessionIntervalMs: 0,
     });
     return { clock, sent, p };
@@ -98,7 +189,11 @@ describe("notifications with durations", () => {
 
   test('"Step done in 12 min" when the step was seen starting and finishing', () => {
     const { clock, sent, p } = policy();
-    const rows: [number | null, string, number][] = [[null, "", -1], [1, "ipp", 0], [2, "cip", 12]];
+    const rows: [number | null, string, number][] = [
+      [null, "", -1],
+      [1, "ipp", 0],
+      [2, "cip", 12],
+    ];
     for (let i = 2; i <= rows.length; i += 1) {
       clock.now = T0 + rows[i - 1]![2] * MIN;
       p.observe(played(rows.slice(0, i), rows[i - 1]![2]));
@@ -108,7 +203,12 @@ describe("notifications with durations", () => {
 
   test('"Plan complete in 1 h 4 min" when the whole plan was watched', () => {
     const { clock, sent, p } = policy();
-    const rows: [number | null, string, number][] = [[null, "", -1], [1, "ip", 0], [2, "ci", 10], [3, "cc", 64]];
+    const rows: [number | null, string, number][] = [
+      [null, "", -1],
+      [1, "ip", 0],
+      [2, "ci", 10],
+      [3, "cc", 64],
+    ];
     for (let i = 2; i <= rows.length; i += 1) {
       clock.now = T0 + rows[i - 1]![2] * MIN;
       p.observe(played(rows.slice(0, i), rows[i - 1]![2]));
@@ -118,7 +218,11 @@ describe("notifications with durations", () => {
 
   test("the plain wording for a step of seconds (not worth the words)", () => {
     const { clock, sent, p } = policy();
-    const rows: [number | null, string, number][] = [[null, "", -1], [1, "ipp", 0], [2, "cip", 0.5]];
+    const rows: [number | null, string, number][] = [
+      [null, "", -1],
+      [1, "ipp", 0],
+      [2, "cip", 0.5],
+    ];
     for (let i = 2; i <= rows.length; i += 1) {
       clock.now = T0 + rows[i - 1]![2] * MIN;
       p.observe(played(rows.slice(0, i), rows[i - 1]![2]));
@@ -128,7 +232,10 @@ describe("notifications with durations", () => {
 
   test("the plain wording when the time is not known", () => {
     const { clock, sent, p } = policy();
-    const rows: [number | null, string, number][] = [[1, "ipp", 0], [2, "cip", 12]];
+    const rows: [number | null, string, number][] = [
+      [1, "ipp", 0],
+      [2, "cip", 12],
+    ];
     for (let i = 1; i <= rows.length; i += 1) {
       clock.now = T0 + rows[i - 1]![2] * MIN;
       p.observe(played(rows.slice(0, i), rows[i - 1]![2]));

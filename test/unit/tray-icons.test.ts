@@ -28,7 +28,8 @@ function load(path: string): Rgba {
 
 /** A PNG of `rgba` (width w) whose row y uses filter type y % 5, to exercise every filter. */
 function encodeRgba(w: number, rgba: Uint8Array): Buffer {
-  const stride = w * 4, h = rgba.length / stride;
+  const stride = w * 4,
+    h = rgba.length / stride;
   const filtered = Buffer.alloc(h * (stride + 1));
   for (let y = 0; y < h; y++) {
     const type = y % 5;
@@ -38,7 +39,8 @@ function encodeRgba(w: number, rgba: Uint8Array): Buffer {
       const b = y > 0 ? rgba[(y - 1) * stride + x]! : 0;
       const c = x >= 4 && y > 0 ? rgba[(y - 1) * stride + x - 4]! : 0;
       const p = a + b - c;
-      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const paeth =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
       const predicted = [0, a, b, (a + b) >> 1, paeth][type]!;
       filtered[y * (stride + 1) + 1 + x] = (rgba[y * stride + x]! - predicted) & 0xff;
     }
@@ -77,7 +79,10 @@ test("trayIconPath names the 1× template image; Electron finds @2x beside it", 
 
 for (const state of TRAY_ICON_STATES) {
   describe(`tray icon "${state}"`, () => {
-    for (const [path, size] of [[trayIconPath(assets, state), 18], [at2x(trayIconPath(assets, state)), 36]] as const) {
+    for (const [path, size] of [
+      [trayIconPath(assets, state), 18],
+      [at2x(trayIconPath(assets, state)), 36],
+    ] as const) {
       const name = path.slice(assets.length + 1);
       test(`${name} is ${size}×${size}`, () => {
         assert.deepEqual(ihdrSize(readFileSync(path)), { width: size, height: size });
@@ -103,15 +108,22 @@ for (const state of TRAY_ICON_STATES) {
 }
 
 for (const state of TRAY_ICON_STATES) {
-  for (const [template, size] of [[trayIconPath(assets, state), 18], [at2x(trayIconPath(assets, state)), 36]] as const) {
+  for (const [template, size] of [
+    [trayIconPath(assets, state), 18],
+    [at2x(trayIconPath(assets, state)), 36],
+  ] as const) {
     const white = template.replace("Template", "White");
     test(`${white.slice(assets.length + 1)}: the same glyph in white (same size, same alpha)`, () => {
       assert.equal(trayIconPath(assets, state, "White"), trayIconPath(assets, state).replace("Template", "White"));
-      const a = load(template), b = load(white);
+      const a = load(template),
+        b = load(white);
       assert.deepEqual({ width: b.width, height: b.height }, { width: size, height: size });
       let opaque = 0;
       for (let i = 0; i < b.data.length; i += 4) {
-        assert.ok(Math.abs(a.data[i + 3]! - b.data[i + 3]!) <= 2, `pixel ${i / 4}: alpha ${b.data[i + 3]} vs the template's ${a.data[i + 3]}`);
+        assert.ok(
+          Math.abs(a.data[i + 3]! - b.data[i + 3]!) <= 2,
+          `pixel ${i / 4}: alpha ${b.data[i + 3]} vs the template's ${a.data[i + 3]}`,
+        );
         if (b.data[i + 3]! === 0) continue;
         assert.deepEqual([b.data[i], b.data[i + 1], b.data[i + 2]], [255, 255, 255], `pixel ${i / 4} is not white`);
         if (b.data[i + 3]! >= 200) opaque++;

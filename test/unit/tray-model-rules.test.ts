@@ -5,13 +5,32 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { connectionPhrase, DEFAULT_DISCONNECT_DEBOUNCE_MS, titleFor, TrayTracker, trayModel } from "../../main/core/tray-model.ts";
-import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot, SessionActivity, SessionInfo } from "../../common/model.ts";
+import type {
+  CardDerived,
+  CardEntry,
+  ConnectionState,
+  DeskSnapshot,
+  GatewaySnapshot,
+  SessionActivity,
+  SessionInfo,
+} from "../../common/model.ts";
 import { card, connected, entry, offline, steps, T0 } from "../renderer/fixtures.ts";
 
 const NOW = T0 + 60_000;
 
 function gateway(id: string, cards: CardEntry[], extra: Partial<GatewaySnapshot> = {}): GatewaySnapshot {
-  return { id, label: id.toUpperCase(), color: null, url: `ws://${id}.test:1`, connection: connected(T0), sessions: [], cards, boards: { widgets: [], updateRequired: false } as never, activity: [], ...extra };
+  return {
+    id,
+    label: id.toUpperCase(),
+    color: null,
+    url: `ws://${id}.test:1`,
+    connection: connected(T0),
+    sessions: [],
+    cards,
+    boards: { widgets: [], updateRequired: false } as never,
+    activity: [],
+    ...extra,
+  };
 }
 const snap = (...gateways: GatewaySnapshot[]): DeskSnapshot => ({ gateways });
 
@@ -56,8 +75,20 @@ describe("menu rows say each state in words", () => {
     assert.equal(label(shown("k", { state: "paused", outcome: "timeout" })), "Build — run timed out at Test (1/3)");
     assert.equal(label(shown("k", { state: "paused", outcome: "failed", current: null })), "Build — run failed (1/3)");
     assert.equal(label(shown("k", { state: "paused", outcome: "killed" })), "Build — run killed at Test (1/3)");
-    assert.equal(label(shown("k", { state: "note", total: 0, completed: 0, current: null }, { card: card({ steps: [], markdown: "**Reading** the logs" }) })), "Build — Reading the logs");
-    assert.equal(label(shown("k", { state: "note", total: 0, completed: 0, current: null }, { card: card({ steps: [], markdown: "```\nx\n```" }) })), "Build — Progress updated");
+    assert.equal(
+      label(
+        shown(
+          "k",
+          { state: "note", total: 0, completed: 0, current: null },
+          { card: card({ steps: [], markdown: "**Reading** the logs" }) },
+        ),
+      ),
+      "Build — Reading the logs",
+    );
+    assert.equal(
+      label(shown("k", { state: "note", total: 0, completed: 0, current: null }, { card: card({ steps: [], markdown: "```\nx\n```" }) })),
+      "Build — Progress updated",
+    );
     assert.equal(label(shown("k", { state: "active", total: 0, completed: 0 })), "Build — Test");
     assert.equal(label(shown("k", {}, { error: { code: "MALFORMED_CARD", message: "bad" } })), "Build — cannot be shown");
   });
@@ -79,7 +110,13 @@ describe("Open Session rows", () => {
   test("a row has a session only where its Gateway URL and key give a Control UI route", () => {
     const uuidKey = "agent:dev:dashboard:2cb6be5e-93ad-4920-8ac5-86282b7168c2";
     const rows = plain(snap(gateway("a", [shown(uuidKey, {}), shown("agent:main:main", {})]))).cards;
-    assert.deepEqual(rows.map((r) => [r.ref.sessionKey, r.hasSession]), [[uuidKey, true], ["agent:main:main", false]]);
+    assert.deepEqual(
+      rows.map((r) => [r.ref.sessionKey, r.hasSession]),
+      [
+        [uuidKey, true],
+        ["agent:main:main", false],
+      ],
+    );
     // The same key on a Gateway whose URL gives no route (not ws/wss).
     const noRoute = plain(snap(gateway("a", [shown(uuidKey, {})], { url: "http://a.test:1" }))).cards;
     assert.equal(noRoute[0]!.hasSession, false);
@@ -94,9 +131,19 @@ describe("connection phrases", () => {
     assert.equal(connectionPhrase(offline(NOW + 4_200), NOW), "Offline — retrying in 5 s");
     assert.equal(connectionPhrase(offline(NOW, { restarting: true }), NOW), "Restarting — retrying now");
     assert.equal(connectionPhrase(offline(NOW - 1_000), NOW), "Offline — retrying now");
-    const pairing: ConnectionState = { state: "pairing_required", requestId: null, deviceId: "d", command: null, reason: "not-paired", advice: "" };
+    const pairing: ConnectionState = {
+      state: "pairing_required",
+      requestId: null,
+      deviceId: "d",
+      command: null,
+      reason: "not-paired",
+      advice: "",
+    };
     assert.equal(connectionPhrase(pairing, NOW), "Pairing required — approve on the Gateway host");
-    assert.equal(connectionPhrase({ state: "auth_failed", code: "X", setting: "password", advice: "" }, NOW), "Sign-in failed — check the password");
+    assert.equal(
+      connectionPhrase({ state: "auth_failed", code: "X", setting: "password", advice: "" }, NOW),
+      "Sign-in failed — check the password",
+    );
     assert.equal(connectionPhrase({ state: "update_required", reason: "r", advice: "" }, NOW), "Gateway update required");
   });
 });

@@ -7,8 +7,24 @@ import { card, connected, entry, offline, steps, T0 } from "../renderer/fixtures
 
 const NOW = T0 + 60_000;
 
-function gateway(id: string, cards: CardEntry[], connection: ConnectionState = connected(T0), extra: Partial<GatewaySnapshot> = {}): GatewaySnapshot {
-  return { id, label: id === "home" ? "Home" : id[0]!.toUpperCase() + id.slice(1), color: null, url: `ws://${id}.test:18789`, connection, sessions: [], cards, boards: { widgets: [], updateRequired: false } as never, activity: [], ...extra };
+function gateway(
+  id: string,
+  cards: CardEntry[],
+  connection: ConnectionState = connected(T0),
+  extra: Partial<GatewaySnapshot> = {},
+): GatewaySnapshot {
+  return {
+    id,
+    label: id === "home" ? "Home" : id[0]!.toUpperCase() + id.slice(1),
+    color: null,
+    url: `ws://${id}.test:18789`,
+    connection,
+    sessions: [],
+    cards,
+    boards: { widgets: [], updateRequired: false } as never,
+    activity: [],
+    ...extra,
+  };
 }
 
 function snap(...gateways: GatewaySnapshot[]): DeskSnapshot {
@@ -17,7 +33,12 @@ function snap(...gateways: GatewaySnapshot[]): DeskSnapshot {
 
 /** An entry of the default Gateway with its own key, state and update time. */
 function cardOf(key: string, statuses: ("pending" | "in_progress" | "completed")[], extra: Partial<CardEntry> = {}, at = T0): CardEntry {
-  const base = entry({ sessionKey: key, card: card({ sessionKey: key, steps: steps(...statuses), updatedAt: at }), title: `Task ${key.slice(-1)}`, ...extra });
+  const base = entry({
+    sessionKey: key,
+    card: card({ sessionKey: key, steps: steps(...statuses), updatedAt: at }),
+    title: `Task ${key.slice(-1)}`,
+    ...extra,
+  });
   return base;
 }
 
@@ -44,7 +65,10 @@ describe("tray icon state (P1)", () => {
   test("attention for paused, failed or unreadable cards, with a badge; seeing the revision clears it, a new revision asks again", () => {
     const t = new TrayTracker();
     const p = paused(cardOf("s:a", ["completed", "in_progress"]));
-    const failed: CardEntry = { ...cardOf("s:b", ["in_progress"]), derived: { completed: 0, total: 1, current: "Step 1", state: "paused", outcome: "failed" } };
+    const failed: CardEntry = {
+      ...cardOf("s:b", ["in_progress"]),
+      derived: { completed: 0, total: 1, current: "Step 1", state: "paused", outcome: "failed" },
+    };
     const broken: CardEntry = { ...cardOf("s:c", ["pending"]), error: { code: "MALFORMED_CARD", message: "bad" } };
     let m = model(t, snap(gateway("home", [p, failed, broken])));
     assert.equal(m.icon, "attention");
@@ -91,13 +115,17 @@ describe("disconnects (P1, G2)", () => {
     assert.match(later.tooltip, /not connected \(Home\)/);
     assert.equal(t.nextChangeAt(T0 + 20_000), null);
 
-    const auth = snap(gateway("home", [a], { state: "auth_failed", code: "AUTH_TOKEN_MISMATCH", setting: "token", advice: "Check the token." }));
+    const auth = snap(
+      gateway("home", [a], { state: "auth_failed", code: "AUTH_TOKEN_MISMATCH", setting: "token", advice: "Check the token." }),
+    );
     const t2 = new TrayTracker();
     t2.noteConnection("home", auth.gateways[0]!.connection, T0);
     const m = t2.model(auth, T0, { showTitle: true });
     assert.equal(m.icon, "disconnected");
     assert.equal(m.badge, 1, "the token asks for action");
-    assert.deepEqual(m.connections, [{ gatewayId: "home", state: "auth_failed", label: "Home: Sign-in failed — check the token", needsAction: true }]);
+    assert.deepEqual(m.connections, [
+      { gatewayId: "home", state: "auth_failed", label: "Home: Sign-in failed — check the token", needsAction: true },
+    ]);
   });
 
   test("reconnecting resets the debounce", () => {
@@ -118,7 +146,14 @@ describe("disconnects (P1, G2)", () => {
       m.connections.map((c) => c.label),
       ["Home: Connected", "Work: Offline — retrying in 13 s"],
     );
-    const pairing: ConnectionState = { state: "pairing_required", requestId: "r1", deviceId: "d", command: "openclaw devices approve r1", reason: "new", advice: "Approve." };
+    const pairing: ConnectionState = {
+      state: "pairing_required",
+      requestId: "r1",
+      deviceId: "d",
+      command: "openclaw devices approve r1",
+      reason: "new",
+      advice: "Approve.",
+    };
     const m2 = model(new TrayTracker(), snap(gateway("home", [a]), gateway("work", [], pairing)));
     assert.equal(m2.icon, "attention");
     assert.equal(m2.badge, 1);
@@ -147,7 +182,11 @@ describe("title and menu (P1)", () => {
     const a = cardOf("s:a", ["completed", "in_progress", "pending"], { title: "Fix login" }, T0 + 2);
     const b = cardOf("s:b", ["completed", "completed"], { title: "Release" }, T0 + 3);
     const c = paused(cardOf("s:c", ["completed", "in_progress"], { title: "Docs" }, T0 + 1));
-    const n = entry({ sessionKey: "s:n", title: "Notes", card: card({ sessionKey: "s:n", steps: [], markdown: "## Reading the **logs** now", updatedAt: T0 }) });
+    const n = entry({
+      sessionKey: "s:n",
+      title: "Notes",
+      card: card({ sessionKey: "s:n", steps: [], markdown: "## Reading the **logs** now", updatedAt: T0 }),
+    });
     let m = model(t, snap(gateway("home", [a, b, c, n])));
     assert.deepEqual(
       m.cards.map((r) => r.label),
@@ -202,14 +241,25 @@ describe("live activity in the tray (issue 5)", () => {
     assert.equal(m.icon, "working");
     assert.equal(m.title, "Shell · run npm command");
     assert.equal(model(t, snap(gateway("home", [], connected(T0), { activity: [activity("s:x", { current: null })] }))).title, "Working");
-    assert.equal(model(t, snap(gateway("home", [], connected(T0), { activity: [activity("s:x", { live: false })] }))).icon, "idle", "an ended run is not work");
+    assert.equal(
+      model(t, snap(gateway("home", [], connected(T0), { activity: [activity("s:x", { live: false })] }))).icon,
+      "idle",
+      "an ended run is not work",
+    );
   });
 
   test("a working card's title wins over a cardless run; a stalled run asks for a look", () => {
     const t = new TrayTracker();
     const a = cardOf("s:a", ["completed", "in_progress"], { title: "Fix login" });
     assert.equal(model(t, snap(gateway("home", [a], connected(T0), { activity: [activity("s:x")] }))).title, "1/2 Fix login");
-    const stall = { kind: "polling", count: 6, label: "Shell · print text", tool: "exec", since: T0, text: "Polling the same command 6×" } as SessionActivity["stall"];
+    const stall = {
+      kind: "polling",
+      count: 6,
+      label: "Shell · print text",
+      tool: "exec",
+      since: T0,
+      text: "Polling the same command 6×",
+    } as SessionActivity["stall"];
     const m = model(t, snap(gateway("home", [a], connected(T0), { activity: [activity("s:a", { stall })] })));
     assert.equal(m.icon, "attention");
     assert.equal(m.badge, 1);

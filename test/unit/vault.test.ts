@@ -29,7 +29,10 @@ describe("CredentialVault with memoryStorage", () => {
     vault.set("device-token|ws://x|id|operator", JSON.stringify({ token: "dt", scopes: ["operator.read"] }));
     await vault.flush();
     assert.ok(storage.blob);
-    assert.deepEqual(JSON.parse(storage.blob), { token: "s3cret", "device-token|ws://x|id|operator": '{"token":"dt","scopes":["operator.read"]}' });
+    assert.deepEqual(JSON.parse(storage.blob), {
+      token: "s3cret",
+      "device-token|ws://x|id|operator": '{"token":"dt","scopes":["operator.read"]}',
+    });
     const reopened = await CredentialVault.open(storage);
     assert.equal(reopened.get("token"), "s3cret");
     assert.equal(reopened.protection, "file");
@@ -38,7 +41,14 @@ describe("CredentialVault with memoryStorage", () => {
   test("delete persists; deleting a missing name writes nothing", async () => {
     let writes = 0;
     const base = memoryStorage();
-    const storage = { ...base, read: base.read, write: async (b: string) => { writes++; await base.write(b); } };
+    const storage = {
+      ...base,
+      read: base.read,
+      write: async (b: string) => {
+        writes++;
+        await base.write(b);
+      },
+    };
     const vault = await CredentialVault.open(storage);
     vault.set("a", "1");
     vault.set("a", "1"); // unchanged: no write
@@ -82,7 +92,11 @@ describe("CredentialVault with memoryStorage", () => {
 
   test("a storage whose read fails is unavailable, with the reason", async () => {
     let writes = 0;
-    const storage = { protection: "os-keychain" as const, read: async () => Promise.reject(new Error("keychain locked")), write: async () => void writes++ };
+    const storage = {
+      protection: "os-keychain" as const,
+      read: async () => Promise.reject(new Error("keychain locked")),
+      write: async () => void writes++,
+    };
     const vault = await CredentialVault.open(storage);
     assert.equal(vault.protection, "unavailable");
     assert.equal(vault.unavailableReason, "keychain locked");
@@ -97,7 +111,11 @@ describe("CredentialVault with memoryStorage", () => {
     const main = memoryStorage(saved);
     const fallback = memoryStorage();
     let readable = false;
-    const storage = { ...main, read: async () => (readable ? main.read() : Promise.reject(new Error("locked"))), unprotectedFallback: () => fallback };
+    const storage = {
+      ...main,
+      read: async () => (readable ? main.read() : Promise.reject(new Error("locked"))),
+      unprotectedFallback: () => fallback,
+    };
 
     const launch2 = await CredentialVault.open(storage);
     assert.equal(launch2.protection, "unavailable");
@@ -118,7 +136,11 @@ describe("CredentialVault with memoryStorage", () => {
     readable = true;
     const launch4 = await CredentialVault.open(storage);
     assert.equal(launch4.protection, "file");
-    assert.deepEqual(JSON.parse(main.blob!), { "device-identity": "ID-PAIRED", "gateway-token|a|ws://a": "new-a", keep: "k" }, "newer secrets win; the paired identity stays");
+    assert.deepEqual(
+      JSON.parse(main.blob!),
+      { "device-identity": "ID-PAIRED", "gateway-token|a|ws://a": "new-a", keep: "k" },
+      "newer secrets win; the paired identity stays",
+    );
     assert.equal(fallback.blob, null, "the unencrypted copy is gone once merged");
   });
 
@@ -133,14 +155,23 @@ describe("CredentialVault with memoryStorage", () => {
   });
 
   test("a failing write warns, never throws or rejects flush", async () => {
-    const storage = { protection: "file" as const, read: async () => null, write: async () => { throw new Error("disk full"); } };
+    const storage = {
+      protection: "file" as const,
+      read: async () => null,
+      write: async () => {
+        throw new Error("disk full");
+      },
+    };
     const warnings: string[] = [];
     const logger = createLogger({ level: "warn", sink: (r) => void warnings.push(`${r.message}${formatFields(r.fields)}`) });
     const vault = await CredentialVault.open(storage, logger);
     vault.set("a", "1");
     await vault.flush();
     assert.equal(vault.get("a"), "1");
-    assert.ok(warnings.some((w) => /disk full/.test(w)), JSON.stringify(warnings));
+    assert.ok(
+      warnings.some((w) => /disk full/.test(w)),
+      JSON.stringify(warnings),
+    );
   });
 
   test("deviceIdentity() is created once and stable across reopen", async () => {
@@ -186,13 +217,17 @@ describe("fileStorage", () => {
     assert.deepEqual(await readdir(join(dir, "nested", "deeper")), ["credentials.json"]);
   });
 
-  test("an existing world-readable file becomes 0600 on the next write", { skip: posix ? false : "file modes are POSIX only; Windows has no 0600" }, async () => {
-    const dir = await tempDir();
-    const path = join(dir, "credentials.json");
-    await writeFile(path, "{}", { mode: 0o644 });
-    await fileStorage(path).write('{"b":"2"}');
-    assert.equal((await stat(path)).mode & 0o777, 0o600);
-  });
+  test(
+    "an existing world-readable file becomes 0600 on the next write",
+    { skip: posix ? false : "file modes are POSIX only; Windows has no 0600" },
+    async () => {
+      const dir = await tempDir();
+      const path = join(dir, "credentials.json");
+      await writeFile(path, "{}", { mode: 0o644 });
+      await fileStorage(path).write('{"b":"2"}');
+      assert.equal((await stat(path)).mode & 0o777, 0o600);
+    },
+  );
 
   test("a vault on a file: round trip, 0600, identity stable across reopen", async () => {
     const dir = await tempDir();
@@ -231,12 +266,18 @@ describe("dataHome", () => {
   const home = join("/", "home", "alice");
   test("PROGRESS_DESK_HOME wins everywhere", () => {
     for (const os of ["darwin", "linux", "win32"]) {
-      assert.equal(dataHome({ PROGRESS_DESK_HOME: join("/", "pd") , XDG_CONFIG_HOME: join("/", "xdg"), APPDATA: "C:\\AppData" }, home, os), join("/", "pd"));
+      assert.equal(
+        dataHome({ PROGRESS_DESK_HOME: join("/", "pd"), XDG_CONFIG_HOME: join("/", "xdg"), APPDATA: "C:\\AppData" }, home, os),
+        join("/", "pd"),
+      );
     }
   });
   test("darwin: ~/Library/Application Support/Progress Desk", () => {
     assert.equal(dataHome({}, home, "darwin"), join(home, "Library", "Application Support", "Progress Desk"));
-    assert.equal(dataHome({ XDG_CONFIG_HOME: join("/", "xdg") }, home, "darwin"), join(home, "Library", "Application Support", "Progress Desk"));
+    assert.equal(
+      dataHome({ XDG_CONFIG_HOME: join("/", "xdg") }, home, "darwin"),
+      join(home, "Library", "Application Support", "Progress Desk"),
+    );
   });
   test("linux: $XDG_CONFIG_HOME/progress-desk, else ~/.config/progress-desk", () => {
     assert.equal(dataHome({ XDG_CONFIG_HOME: join("/", "xdg") }, home, "linux"), join("/", "xdg", "progress-desk"));

@@ -25,7 +25,21 @@ function entry(i: number, state: CardState): CardEntry {
 
 function snapshot(cards: CardEntry[]): DeskSnapshot {
   const connection = { state: "connected" as const, since: 1, serverVersion: null, scopes: [], limited: false, advice: "" };
-  return { gateways: [{ id: "gw", label: "gateway", color: null, url: "ws://127.0.0.1:1", connection, sessions: [], cards, boards: { supported: true, pins: [] }, activity: [] }] };
+  return {
+    gateways: [
+      {
+        id: "gw",
+        label: "gateway",
+        color: null,
+        url: "ws://127.0.0.1:1",
+        connection,
+        sessions: [],
+        cards,
+        boards: { supported: true, pins: [] },
+        activity: [],
+      },
+    ],
+  };
 }
 
 describe("watch: the terminal block at scale", () => {
@@ -37,7 +51,10 @@ describe("watch: the terminal block at scale", () => {
     ];
     const lines = statusBlock(snapshot(cards), 200);
     const titled = lines.filter((l) => /Card \d+/.test(l));
-    assert.deepEqual(titled.map((l) => /Card \d+ (\w+)/.exec(l)![1]), ["active", "active", "active"]);
+    assert.deepEqual(
+      titled.map((l) => /Card \d+ (\w+)/.exec(l)![1]),
+      ["active", "active", "active"],
+    );
     assert.equal(lines.at(-1), "  + 297 finished or paused (97 finished · 200 paused)");
     assert.ok(lines.length < 15, `${lines.length} lines`);
   });
@@ -59,6 +76,9 @@ describe("watch: the terminal block at scale", () => {
 
   test("the count names only the kinds there are", () => {
     assert.equal(restLine([entry(1, "paused"), entry(2, "paused")]), "+ 2 paused");
-    assert.equal(restLine([entry(1, "paused"), entry(2, "note"), entry(3, "complete")]), "+ 3 finished, paused or notes (1 finished · 1 paused · 1 notes)");
+    assert.equal(
+      restLine([entry(1, "paused"), entry(2, "note"), entry(3, "complete")]),
+      "+ 3 finished, paused or notes (1 finished · 1 paused · 1 notes)",
+    );
   });
 });

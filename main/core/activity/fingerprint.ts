@@ -16,7 +16,9 @@ export function stableArgs(value: unknown, depth = 0): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (depth > 4) return '"…"';
   if (Array.isArray(value)) return `[${value.map((v) => stableArgs(v, depth + 1)).join(",")}]`;
-  const keys = Object.keys(value).filter((k) => !SECRET_NAME.test(k)).sort();
+  const keys = Object.keys(value)
+    .filter((k) => !SECRET_NAME.test(k))
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${stableArgs((value as Record<string, unknown>)[k], depth + 1)}`).join(",")}}`;
 }
 

@@ -13,7 +13,14 @@ import type { Milestone } from "../../../common/contract.ts";
 import type { CardDerived, CardEntry, ProgressCard, RefreshState, RunOutcome } from "../../../common/model.ts";
 
 /** Strongest first: of the milestones coalesced into one notice, the first still true names it. */
-export const STRENGTH: readonly Milestone[] = ["allCompleted", "pausedOrBlocked", "noProgress", "refreshFailed", "stepCompleted", "newCard"];
+export const STRENGTH: readonly Milestone[] = [
+  "allCompleted",
+  "pausedOrBlocked",
+  "noProgress",
+  "refreshFailed",
+  "stepCompleted",
+  "newCard",
+];
 
 /** What the policy last knew of one card (it survives reconnects). */
 export type Known = {
@@ -57,7 +64,9 @@ export function detect(known: Known, entry: CardEntry, since: number): Milestone
       kinds.push(...(card.revision < prev.revision ? appeared(derived) : progressed(pd, derived)));
     } else {
       const last = known.last;
-      const fresh = last ? card.updatedAt >= last.updatedAt && !(card.revision === last.revision && card.updatedAt === last.updatedAt) : card.updatedAt >= since;
+      const fresh = last
+        ? card.updatedAt >= last.updatedAt && !(card.revision === last.revision && card.updatedAt === last.updatedAt)
+        : card.updatedAt >= since;
       if (fresh) kinds.push(...appeared(derived));
     }
   }

@@ -100,6 +100,21 @@ describe("card history", () => {
     assert.equal(all[1]!.fromStart, true, "the clear was confirmed, so the new card was watched from its creation");
   });
 
+  test("a revision-1 announcement seen live marks the card as watched from its creation", () => {
+    const announced = new CardHistory();
+    announced.noteCreated(GW, KEY, null);
+    announced.observe(entry(1, "ip", T0));
+    assert.equal(open(announced).fromStart, true);
+    const unannounced = new CardHistory();
+    unannounced.observe(entry(1, "ip", T0));
+    assert.equal(open(unannounced).fromStart, false, "it may have existed before we looked");
+    const offline = new CardHistory();
+    offline.noteCreated(GW, KEY, null);
+    offline.unwatched(GW, T0 - 1);
+    offline.observe(entry(1, "ip", T0));
+    assert.equal(open(offline).fromStart, false, "an announcement before a disconnect no longer counts");
+  });
+
   test("a lower revision (a reset) is another card", () => {
     const h = watched([
       [1, "ip", 0],

@@ -13,10 +13,10 @@ import { bundleModule, type Bundle } from "../test/browser/bundle.ts";
 import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
 import { startStaticServer, type StaticServer } from "../test/browser/server.ts";
 import { openPage, removeHome, startTestHost, type TestHost } from "../test/e2e/support.ts";
-import { connectBareClient, p, type BareClient } from "../test/harness/bare-client.ts";
+import { connectBareClient, type BareClient } from "../test/harness/bare-client.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
 import { ms, summarize, type Summary } from "./stats.ts";
-import { generatedLine, recordTargets, runBounded, size, writeDocSection } from "./harness.ts";
+import { bareResult, generatedLine, recordTargets, runBounded, size, writeDocSection } from "./harness.ts";
 
 // Callbacks passed to page.evaluate run in the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -268,25 +268,12 @@ const plan = (k: number) => [
   { step: "Write the report", status: "pending" as const },
 ];
 
-/** The bare reader's result for the put about to happen: its get reply (performance.now()) after its changed event. */
-function bareResult(R: BareClient, key: string, minRev: number): Promise<{ at: number; rev: number }> {
-  const since = R.events.length;
-  return R.waitForEvent(
-    (e) => e.event === "progressCard.changed" && p(e).sessionKey === key && typeof p(e).revision === "number" && p(e).revision >= minRev,
-    STEP_TIMEOUT_MS,
-    since,
-  ).then(async () => {
-    const r = await R.get(key);
-    return { at: performance.now(), rev: r.card?.revision ?? -1 };
-  });
-}
-
 /** Quiet baseline: the bare reader alone on the writer's puts, before the host (and the desk) start. */
 async function benchQuiet(R: BareClient, W: BareClient, key: string): Promise<Summary> {
   let rev = (await W.get(key)).card?.revision ?? 0;
   const out: number[] = [];
   for (let k = 0; k < LAT.warmup + LAT.quiet; k++) {
-    const bare = bareResult(R, key, rev + 1);
+    const bare = bareResult(R, key, rev + 1, STEP_TIMEOUT_MS);
     const start = performance.now();
     rev = (await W.put(key, { markdown: `Quiet ${k}: checking the build`, plan: plan(k) })).card!.revision;
     const b = await bare;
@@ -305,7 +292,7 @@ async function benchLatency(watch: PageWatch, R: BareClient, W: BareClient, key:
   for (let k = 0; k < LAT.warmup + LAT.iterations; k++) {
     const token = `PDC${k}Q`;
     const { shown: visible } = await watch.arm(key, token);
-    const bare = bareResult(R, key, rev + 1);
+    const bare = bareResult(R, key, rev + 1, STEP_TIMEOUT_MS);
     const start = performance.now();
     rev = (await W.put(key, { markdown: `Page ${token}: checking the build`, plan: plan(k) })).card!.revision;
     const [v, b] = await Promise.all([visible, bare]);

@@ -7,10 +7,10 @@
 // Target: p95 CLI ≤ 1.25× p95 bare (same puts). Writes its section of docs/benchmarks.md.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { connectBareClient, p, type BareClient } from "../test/harness/bare-client.ts";
+import { connectBareClient, type BareClient } from "../test/harness/bare-client.ts";
 import { spawnCli, type Spawned } from "./cli-process.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
-import { generatedLine, recordTargets, runBounded, size, verdictCell, writeDocSection } from "./harness.ts";
+import { bareResult, generatedLine, recordTargets, runBounded, size, verdictCell, writeDocSection } from "./harness.ts";
 import { ms, summarize, type Summary } from "./stats.ts";
 
 const ROOT = path.join(import.meta.dirname, "..");
@@ -53,19 +53,6 @@ class CliLines {
   }
 }
 
-/** The bare reader's result for the put about to happen: get reply (performance.now()) after its changed event. */
-function bareResult(R: BareClient, key: string, minRev: number): Promise<{ at: number; rev: number }> {
-  const since = R.events.length;
-  return R.waitForEvent(
-    (e) => e.event === "progressCard.changed" && p(e).sessionKey === key && typeof p(e).revision === "number" && p(e).revision >= minRev,
-    STEP_TIMEOUT_MS,
-    since,
-  ).then(async () => {
-    const r = await R.get(key);
-    return { at: performance.now(), rev: r.card?.revision ?? -1 };
-  });
-}
-
 async function main(): Promise<void> {
   const startedAt = new Date();
   const t0 = performance.now();
@@ -88,7 +75,7 @@ async function main(): Promise<void> {
     console.log(`bench/watch: quiet baseline, the bare reader alone: ${QUIET} puts…`);
     const quiet: number[] = [];
     for (let i = 0; i < WARMUP + QUIET; i++) {
-      const bare = bareResult(R, key, rev + 1);
+      const bare = bareResult(R, key, rev + 1, STEP_TIMEOUT_MS);
       const start = performance.now();
       rev = (await put(i)).card!.revision;
       const b = await bare;
@@ -106,7 +93,7 @@ async function main(): Promise<void> {
     const bareMs: number[] = [];
     let cliFirst = 0;
     for (let i = 0; i < WARMUP + ITERATIONS; i++) {
-      const bare = bareResult(R, key, rev + 1);
+      const bare = bareResult(R, key, rev + 1, STEP_TIMEOUT_MS);
       const start = performance.now();
       rev = (await put(WARMUP + QUIET + i)).card!.revision;
       const [c, b] = await Promise.all([lines.when(key, rev), bare]);

@@ -14,8 +14,6 @@
 import { statusOf, textsAt, type CardHistoryData } from "./card-history.ts";
 import type { CardState, CardTiming, Estimate, StepStatus, StepTiming } from "./model.ts";
 
-export type { CardTiming, Estimate, StepTiming } from "./model.ts";
-
 type Tracked = { status: StepStatus; startedAt: number | null; finishedAt: number | null };
 
 /** Timing of the card whose history this is; `state` is the core's derived state of the current card. */

@@ -1,8 +1,6 @@
 // What every glance surface (tray, notifications, `watch`) agrees on: which cards are
-// shown, in what order, and the one-line form of a card's note (note-line.ts, the card's too).
+// shown, and in what order. A note's one-line form is note-line.ts's (the card's too).
 import type { CardEntry, DeskSnapshot } from "./model.ts";
-
-export { noteLine } from "./note-line.ts";
 
 /** Visible cards, most recently updated first (the popover's order, P2). */
 export function visibleCards(snapshot: DeskSnapshot): CardEntry[] {

@@ -1,6 +1,6 @@
 // How a card's timing is shown outside the pages: the `timing` object of `watch --json`
 // card lines (a stable format) and the short marks of the terminal block ("running 12 min").
-import type { CardTiming } from "./card-timing.ts";
+import type { CardTiming } from "./model.ts";
 import { humanDuration, humanRange } from "./duration.ts";
 import type { CardEntry } from "./model.ts";
 

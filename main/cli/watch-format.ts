@@ -1,6 +1,7 @@
 // What `progress-desk watch` prints, as pure functions of the core's state: the
 // `--json` lines (a stable format scripts depend on), plain lines, and the TTY block.
-import { noteLine, visibleCards } from "../../common/glance.ts";
+import { visibleCards } from "../../common/glance.ts";
+import { noteLine } from "../../common/note-line.ts";
 import { shortKeyTitle } from "../../common/sessions.ts";
 import { truncate } from "../../common/truncate.ts";
 import type { CardEntry, ConnectionState, DeskSnapshot, SessionActivity } from "../../common/model.ts";

@@ -6,7 +6,6 @@ import { errorFacts } from "./connection-state.ts";
 import { CONFIRM_CLEAR_QUESTION, type CardEntry, type DismissResult, type RefreshState } from "../../common/model.ts";
 import { DeskError, ERROR_CODES, failure, ok, type Result } from "../../common/errors.ts";
 
-export { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 export const DEFAULT_REFRESH_TIMEOUT_MS = 120_000;
 const REFRESH_TERMINAL = "PROGRESS_CARD_REFRESH_TERMINAL";
 

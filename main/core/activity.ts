@@ -40,7 +40,6 @@ import { argsFingerprint, summaryFingerprint } from "./activity/fingerprint.ts";
 import { cleanDetail, detailFromArgs, isObj, str, type Obj } from "./activity/payload.ts";
 
 export type { StallOptions } from "./stall-detector.ts";
-export { redactSecrets } from "./activity/redact-secrets.ts";
 
 export type ActivityOptions = {
   now: () => number;

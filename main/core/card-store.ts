@@ -104,8 +104,6 @@ export const DEFAULT_MAX_SESSIONS = 5_000;
 /** Real keys are short (`agent:<id>:<channel>:<uuid>`); a longer one in an event is not a key. */
 export const MAX_SESSION_KEY_LENGTH = 1_024;
 
-export { slotKey };
-
 export class CardStore {
   private readonly opts: CardStoreOptions;
   private readonly slots = new Map<string, Slot>();

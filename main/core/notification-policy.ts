@@ -36,8 +36,6 @@ import { isQuiet, localMinutesOfDay, msUntilQuietEnd } from "./notifications/qui
 import { DEFAULT_AWAY_THRESHOLD_MS, releaseOnBack, type HoldReason } from "./notifications/away-summary.ts";
 import { noticeBody, noticeTitle, oneLine, SUMMARY_TITLE } from "./notifications/notice-text.ts";
 
-export { BODY_BUDGET, TITLE_BUDGET } from "./notifications/notice-text.ts";
-
 export type NoticeKind = Milestone | "summary";
 export type Notice = {
   /** Unique, stable per delivered notice. */

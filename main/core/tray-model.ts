@@ -14,7 +14,8 @@
 // after it has lasted `disconnectDebounceMs`; pairing and auth failures show at once.
 import type { CardRef } from "../../common/contract.ts";
 import { KEYCHAIN_UNAVAILABLE } from "../../common/credential-storage.ts";
-import { noteLine, visibleCards } from "../../common/glance.ts";
+import { visibleCards } from "../../common/glance.ts";
+import { noteLine } from "../../common/note-line.ts";
 import { cardSessionLink } from "../../common/session-link.ts";
 import { truncate } from "../../common/truncate.ts";
 import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";

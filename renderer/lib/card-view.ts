@@ -3,7 +3,6 @@
 // tested without a DOM; components only lay it out.
 import { CONFIRM_CLEAR_QUESTION, type CardEntry, type RunOutcome, type Step } from "../../common/model.ts";
 
-export { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 /** R5: a note without readable text. */
 export const EMPTY_NOTE_TEXT = "Progress updated";
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RenderedNote } from "../../renderer/lib/markdown-types.ts";
-import { noteLine } from "../../common/glance.ts";
+import { noteLine } from "../../common/note-line.ts";
 import { XSS_PAYLOADS } from "../fixtures/xss/payloads.ts";
 import type { XssPayload } from "../fixtures/xss/payloads.ts";
 import { bundleModule } from "./bundle.ts";

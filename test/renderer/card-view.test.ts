@@ -1,16 +1,8 @@
 // R1, R2, R5–R7, A1, A2, G3/P4 as the card shows them.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  cardView,
-  clockTime,
-  CONFIRM_CLEAR_QUESTION,
-  dismissView,
-  EMPTY_NOTE_TEXT,
-  progressText,
-  refreshView,
-  stepView,
-} from "../../renderer/lib/card-view.ts";
+import { cardView, clockTime, dismissView, EMPTY_NOTE_TEXT, progressText, refreshView, stepView } from "../../renderer/lib/card-view.ts";
+import { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 import { card, endedRun, entry, LIVE_RUN, steps, T0 } from "./fixtures.ts";
 
 const NOW = T0 + 60_000;

@@ -3,7 +3,8 @@
 import { test, describe, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { CardStore } from "../../main/core/card-store.ts";
-import { CONFIRM_CLEAR_QUESTION, DEFAULT_REFRESH_TIMEOUT_MS, dismissCard, refreshCard } from "../../main/core/actions.ts";
+import { DEFAULT_REFRESH_TIMEOUT_MS, dismissCard, refreshCard } from "../../main/core/actions.ts";
+import { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 import type { CardEntry, DeskChange } from "../../common/model.ts";
 import { DONE, fakeTransport, gatewayError, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 import { ManualTimers } from "./manual-timers.ts";

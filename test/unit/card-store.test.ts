@@ -3,7 +3,8 @@
 import { createLogger } from "../../main/core/logger.ts";
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { AGENT_SCOPE_CAPABILITY, CardStore, MAX_SESSION_KEY_LENGTH, slotKey, type CardStoreOptions } from "../../main/core/card-store.ts";
+import { AGENT_SCOPE_CAPABILITY, CardStore, MAX_SESSION_KEY_LENGTH, type CardStoreOptions } from "../../main/core/card-store.ts";
+import { slotKey } from "../../common/keys.ts";
 import type { DeskChange, CardEntry } from "../../common/model.ts";
 import { DONE, fakeTransport, gatewayError, OFFLINE, PENDING, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 import { until } from "../harness/until.ts";

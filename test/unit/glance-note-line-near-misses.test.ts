@@ -4,7 +4,7 @@
 // `http:` autolinks, and tags that must leave a space. Written from the mutation run's survivors.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { noteLine } from "../../common/glance.ts";
+import { noteLine } from "../../common/note-line.ts";
 
 const first = (cases: Array<[string, string | null]>): void => {
   for (const [markdown, line] of cases) assert.equal(noteLine(markdown), line, JSON.stringify(markdown));

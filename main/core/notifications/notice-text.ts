@@ -6,7 +6,7 @@
 import { stepDuration } from "../../../common/card-timing.ts";
 import type { Milestone } from "../../../common/contract.ts";
 import { humanDuration } from "../../../common/duration.ts";
-import { noteLine } from "../../../common/glance.ts";
+import { noteLine } from "../../../common/note-line.ts";
 import { stripInvisible } from "../../../common/strip.ts";
 import { truncate } from "../../../common/truncate.ts";
 import type { CardDerived, CardEntry, ProgressCard } from "../../../common/model.ts";

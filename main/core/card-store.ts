@@ -5,10 +5,14 @@
 // gets its hints coalesced per session in the queue, never one read (and one UI change) each.
 // The roster (every listed session, paged) is read once per connection outside that budget:
 // it is bounded by the session cap, not by events, and a start-up must not wait on a rate.
+// A Gateway saturated by its agents' writes (our reads come back slowly: GatewayLoad) gets far
+// fewer reads still: a small budget and few in flight, hints coalescing per session meanwhile,
+// because every read we add is throughput its agents lose (issue 11).
 import { deriveCard, readCard, sameDerived } from "../../common/card.ts";
 import { errorFacts } from "./connection-state.ts";
 import { listRosterPages, type RosterListing } from "./roster-pages.ts";
 import { TokenBucket } from "./token-bucket.ts";
+import { GatewayLoad, type GatewayLoadOptions } from "./gateway-load.ts";
 import { mergeRunFields, parseSessionRow, sameSession, shortKeyTitle } from "../../common/sessions.ts";
 import type { CardEntry, ConnectionState, DeskChange, ProgressCard, RefreshState, SessionInfo } from "../../common/model.ts";
 import { slotKey } from "../../common/keys.ts";
@@ -34,6 +38,16 @@ export type CardStoreOptions = {
    * Beyond it sessions wait in the queue, where further hints for them coalesce.
    */
   maxReadsPerSecond?: number;
+  /**
+   * While the Gateway is busy (see GatewayLoad): change-driven reads started per second and
+   * in flight at once. Defaults DEFAULT_BUSY_READS_PER_SECOND and DEFAULT_BUSY_READS_IN_FLIGHT.
+   */
+  busyReadsPerSecond?: number;
+  busyReadsInFlight?: number;
+  /** When a Gateway counts as busy (tests and benchmarks tune it). */
+  gatewayLoad?: Partial<GatewayLoadOptions>;
+  /** Monotonic ms for timing read round trips (default performance.now; tests inject one). */
+  roundTripClock?: () => number;
   /** Monotonic ms for the read budget (tests inject one; the card clock `now` may stand still). */
   monotonicNow?: () => number;
   /** Sessions that change events may add (see DEFAULT_MAX_SESSIONS). */
@@ -96,6 +110,13 @@ export const DEFAULT_MAX_READS_IN_FLIGHT = 8;
  */
 export const DEFAULT_MAX_READS_PER_SECOND = 200;
 /**
+ * A Gateway answering slowly under its agents' writes: about one read in fifty puts at the
+ * rates a loopback Gateway reaches (250–300 puts/s), each busy card still read every few
+ * seconds, its latest revision always, and every read back at once when the storm ends.
+ */
+export const DEFAULT_BUSY_READS_PER_SECOND = 5;
+export const DEFAULT_BUSY_READS_IN_FLIGHT = 1;
+/**
  * Events may name sessions we have never seen, and each one costs a slot and a read: past
  * this many followed sessions, hints for new keys are dropped (the roster, boards and the
  * person can still add sessions). No glanceable desk shows this many cards.
@@ -123,10 +144,15 @@ export class CardStore {
   private listAgain: "gap" | "update" | null = null;
   /** The read budget; `budgetTimer` wakes the queue when its next read is due. */
   private readonly readBudget: TokenBucket;
+  /** The smaller budget while the Gateway is busy. */
+  private readonly busyBudget: TokenBucket;
+  private readonly load: GatewayLoad;
   private budgetTimer: ReturnType<typeof setTimeout> | null = null;
   /** Highest number of reads ever in flight for one session (must stay 1), for tests and bench. */
   maxInFlightPerSession = 0;
   readCount = 0;
+  /** Reads started while the Gateway counted as busy. */
+  busyReads = 0;
   /** Highest number of sessions ever waiting for a free read (bounded by sessions, not events). */
   maxQueuedReads = 0;
   /** Highest number of reads in flight at once across sessions (see resetReadPeak). */
@@ -158,6 +184,25 @@ export class CardStore {
     this.opts = opts;
     const rate = Math.max(1, opts.maxReadsPerSecond ?? DEFAULT_MAX_READS_PER_SECOND);
     this.readBudget = new TokenBucket(rate, rate, this.monotonicNow());
+    const busyRate = Math.max(1, opts.busyReadsPerSecond ?? DEFAULT_BUSY_READS_PER_SECOND);
+    this.busyBudget = new TokenBucket(busyRate, busyRate, this.monotonicNow());
+    this.load = new GatewayLoad(opts.gatewayLoad);
+  }
+
+  /** Whether change-driven reads are paced now because the Gateway answers slowly. */
+  get gatewayBusy(): boolean {
+    return this.load.busy;
+  }
+
+  /** Times the Gateway turned busy on this store (each one a spell of paced reads). */
+  get busySpells(): number {
+    return this.load.busySpells;
+  }
+
+  /** How many change-driven reads may be in flight now (the roster's own reads use maxReadsInFlight). */
+  private maxHintReadsInFlight(): number {
+    if (!this.load.busy) return this.maxReadsInFlight();
+    return Math.min(this.maxReadsInFlight(), Math.max(1, this.opts.busyReadsInFlight ?? DEFAULT_BUSY_READS_IN_FLIGHT));
   }
 
   private schedule(fn: () => void, ms: number): () => void {
@@ -176,9 +221,14 @@ export class CardStore {
 
   /** Takes one read from the budget, or arms a wake-up for when the next one is due. */
   private takeReadToken(): boolean {
-    if (this.readBudget.take(this.monotonicNow())) return true;
+    const now = this.monotonicNow();
+    const budget = this.load.busy ? this.busyBudget : this.readBudget;
+    if (budget.take(now)) {
+      if (this.load.busy) this.busyReads += 1;
+      return true;
+    }
     if (!this.budgetTimer) {
-      const due = this.readBudget.msUntilNext();
+      const due = budget.msUntilNext();
       this.budgetTimer = setTimeout(() => {
         this.budgetTimer = null;
         this.drainWaiting();
@@ -216,6 +266,7 @@ export class CardStore {
   /** A fresh connection: subscribe, list the whole roster page by page, and read every card (C4, G3). */
   async onReady(): Promise<void> {
     this.connected = true;
+    this.load.reset();
     for (const slot of this.slots.values()) slot.retryCount = 0;
     await this.resync("connect");
   }
@@ -504,7 +555,7 @@ export class CardStore {
       return;
     }
     clearTimer(slot, "retryTimer");
-    const full = this.readsInFlight >= this.maxReadsInFlight();
+    const full = this.readsInFlight >= (how.roster ? this.maxReadsInFlight() : this.maxHintReadsInFlight());
     // Behind others already waiting, or over a limit: wait in line (further hints coalesce there).
     if (how.roster ? full || this.rosterWaiting.length > 0 : this.waiting.length > 0 || full || !this.takeReadToken()) {
       slot.phase = "queued";
@@ -547,7 +598,12 @@ export class CardStore {
       }
       const epoch = slot.writeEpoch;
       try {
+        const clock = this.opts.roundTripClock ?? performance.now.bind(performance);
+        const sentAt = clock();
         const reply = await this.opts.transport.request<{ card?: unknown }>("progressCard.get", target);
+        // The roster's reads go eight at a time, queueing behind each other: they would make any
+        // Gateway look busy. Only reads asked for by changes say how busy it is.
+        if (!round) this.load.sample(clock() - sentAt);
         this.applyRead(slot, reply?.card ?? null, epoch);
       } catch (err) {
         this.applyReadError(slot, err);
@@ -569,7 +625,9 @@ export class CardStore {
       dropUnqueued(this.waiting);
       dropUnqueued(this.rosterWaiting);
       // Hints first (a live change is what the person is looking at), then the roster.
-      const next = (this.waiting.length > 0 && this.takeReadToken() ? this.waiting.shift() : undefined) ?? this.rosterWaiting.shift();
+      const hintRoom = this.readsInFlight < this.maxHintReadsInFlight();
+      const next =
+        (this.waiting.length > 0 && hintRoom && this.takeReadToken() ? this.waiting.shift() : undefined) ?? this.rosterWaiting.shift();
       if (next === undefined) return;
       void this.read(next);
     }

@@ -68,6 +68,9 @@ export type DeskStats = {
   skippedRereads: number;
   /** The last roster whose cards were all read once, or null before the first. */
   cardsKnown: CardsKnown | null;
+  /** Card reads started while the Gateway answered slowly (paced), and the spells of that. */
+  busyReads: number;
+  busySpells: number;
 };
 
 type Member = {
@@ -364,6 +367,8 @@ export class ProgressDesk {
       peakReadsInFlight: m.store.peakReadsInFlight,
       skippedRereads: m.store.skippedRereads,
       cardsKnown: m.store.lastCardsKnown,
+      busyReads: m.store.busyReads,
+      busySpells: m.store.busySpells,
     };
   }
 

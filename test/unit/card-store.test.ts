@@ -788,6 +788,123 @@ describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
   });
 });
 
+describe("CardStore: a busy Gateway is read less (issue 11, the cost of being watched)", () => {
+  const keys = Array.from({ length: 20 }, (_, i) => `agent:main:busy:${i}`);
+  /** The round-trip clock and the budget's clock, both standing still unless a test moves them. */
+  const clocks = () => {
+    const c = { rtt: 0, mono: 0 };
+    return { c, store: { roundTripClock: () => c.rtt, monotonicNow: () => c.mono, busyReadsPerSecond: 2, busyReadsInFlight: 1 } };
+  };
+  const answer = (h: Harness, revisions: Map<string, number>) => {
+    for (const call of h.t.of("progressCard.get", { pending: true })) {
+      const key = call.params.sessionKey as string;
+      call.resolve({ card: wireCard(key, revisions.get(key) ?? 1, UNFINISHED) });
+    }
+  };
+
+  /** Connected, one quick read then one slow read of the first key: the Gateway counts as busy. */
+  async function busyStore() {
+    const { c, store } = clocks();
+    const h = harness({ rows: [], store });
+    await h.store.onReady();
+    const revisions = new Map<string, number>([[keys[0]!, 1]]);
+    h.store.onEvent("progressCard.changed", { sessionKey: keys[0], revision: 1 });
+    c.rtt += 2;
+    answer(h, revisions);
+    await settle();
+    revisions.set(keys[0]!, 2);
+    h.store.onEvent("progressCard.changed", { sessionKey: keys[0], revision: 2 });
+    c.rtt += 200;
+    answer(h, revisions);
+    await settle();
+    return { h, c, revisions };
+  }
+
+  test("a quiet Gateway is never paced: hints for many sessions are read at once, in parallel", T, async () => {
+    const { c, store } = clocks();
+    const h = harness({ rows: [], store });
+    await h.store.onReady();
+    for (let round = 0; round < 5; round++) {
+      for (const key of keys.slice(0, 8)) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: round + 1 });
+      assert.equal(h.t.of("progressCard.get", { pending: true }).length, 8, "eight reads in flight at once");
+      c.rtt += 3;
+      answer(h, new Map(keys.map((k) => [k, round + 1])));
+      await settle();
+    }
+    assert.equal(h.store.gatewayBusy, false);
+    assert.equal(h.store.busyReads, 0);
+    assert.equal(h.t.of("progressCard.get").length, 40, "one read per hint");
+  });
+
+  test("slow replies pace the reads: one in flight, the busy budget per second, hints coalesced per session", T, async () => {
+    const { h, c, revisions } = await busyStore();
+    assert.equal(h.store.gatewayBusy, true, "a 200 ms reply after a 2 ms one");
+    const before = h.t.of("progressCard.get").length;
+    // 20 sessions change 10 times each while the Gateway is busy.
+    for (let i = 0; i < 200; i++) {
+      const key = keys[i % keys.length]!;
+      revisions.set(key, (revisions.get(key) ?? 0) + 1);
+      h.store.onEvent("progressCard.changed", { sessionKey: key, revision: revisions.get(key) });
+    }
+    await settle();
+    assert.equal(h.t.of("progressCard.get", { pending: true }).length, 1, "one read in flight while busy");
+    // Answer slowly, without the budget's clock moving: the busy budget (2 a second) runs out.
+    for (let i = 0; i < 5; i++) {
+      c.rtt += 200;
+      answer(h, revisions);
+      await settle();
+    }
+    assert.equal(h.t.of("progressCard.get").length - before, 2, "the busy budget's burst, then no more until it refills");
+    assert.ok(h.store.queuedReads <= keys.length, "at most one waiting read per session");
+    // A second of budget clock: two more reads, one at a time.
+    c.mono += 1_000;
+    await until("the next paced read", () => h.t.of("progressCard.get", { pending: true }).length === 1, 2_000);
+    c.rtt += 200;
+    answer(h, revisions);
+    await until("the second paced read", () => h.t.of("progressCard.get").length - before === 4, 2_000);
+    assert.ok(h.store.busyReads >= 4);
+    assert.equal(h.t.maxPendingPerSession("progressCard.get"), 1);
+    h.store.dispose();
+  });
+
+  test("when replies are quick again, every waiting session is read at once, on its latest revision", T, async () => {
+    const { h, c, revisions } = await busyStore();
+    for (let i = 0; i < 200; i++) {
+      const key = keys[i % keys.length]!;
+      revisions.set(key, (revisions.get(key) ?? 0) + 1);
+      h.store.onEvent("progressCard.changed", { sessionKey: key, revision: revisions.get(key) });
+    }
+    await settle();
+    // The storm is over: replies come back in 1 ms. The budget clock moves a second per reply.
+    for (let i = 0; i < 60 && !keys.every((k) => h.store.entry(k)?.card?.revision === revisions.get(k)); i++) {
+      c.rtt += 1;
+      c.mono += 1_000;
+      answer(h, revisions);
+      await settle();
+    }
+    assert.equal(h.store.gatewayBusy, false, "quiet again");
+    assert.ok(
+      keys.every((k) => h.store.entry(k)?.card?.revision === revisions.get(k)),
+      "every session ends on its latest revision",
+    );
+    assert.ok(h.store.peakReadsInFlight > 1, "reads in parallel again once quiet");
+    assert.ok(h.t.of("progressCard.get").length <= 2 + keys.length + 8, `${h.t.of("progressCard.get").length} reads for 200 hints`);
+    h.store.dispose();
+  });
+
+  test("a reconnect starts quiet: the roster and hints are read at full speed on the new connection", T, async () => {
+    const { h, c } = await busyStore();
+    assert.equal(h.store.gatewayBusy, true);
+    h.store.onConnectionState(OFFLINE);
+    await h.store.onReady();
+    assert.equal(h.store.gatewayBusy, false);
+    for (const key of keys.slice(0, 8)) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: 5 });
+    assert.equal(h.t.of("progressCard.get", { pending: true }).length, 8);
+    c.rtt += 1;
+    h.store.dispose();
+  });
+});
+
 describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 8)", () => {
   test("change events for ever-new sessions stop adding sessions at the cap; a session already followed still updates", T, async () => {
     const warnings: string[] = [];

@@ -1,0 +1,67 @@
+// How busy a Gateway is, judged from how long our own change-driven reads take (issue 11: the
+// cost of being watched). A Gateway saturated by its agents' writes answers every request late;
+// each read we add then costs those agents throughput. So while the smoothed read round trip
+// stays far above the quickest one seen on this connection, the card store reads less (a small
+// budget per second, few in flight) and lets further hints coalesce per session; as soon as
+// reads come back quickly again, it reads at once as before. A quiet Gateway is never paced:
+// one put at a time is read the moment its hint arrives.
+
+export type GatewayLoadOptions = {
+  /** Below this smoothed round trip (ms) a Gateway is never called busy, however quick it was before. */
+  busyFloorMs: number;
+  /** Busy when the smoothed round trip exceeds this many times the quickest one seen. */
+  busyFactor: number;
+  /** Weight of each new round trip in the smoothed one (0–1). */
+  smoothing: number;
+};
+
+export const DEFAULT_GATEWAY_LOAD: GatewayLoadOptions = {
+  busyFloorMs: 30,
+  busyFactor: 8,
+  smoothing: 0.25,
+};
+
+export class GatewayLoad {
+  private readonly opts: GatewayLoadOptions;
+  private quickestMs = Number.POSITIVE_INFINITY;
+  private smoothedMs: number | null = null;
+  private isBusy = false;
+  /** Times the gauge went from quiet to busy (diagnostics and benchmarks). */
+  busySpells = 0;
+
+  constructor(opts: Partial<GatewayLoadOptions> = {}) {
+    this.opts = { ...DEFAULT_GATEWAY_LOAD, ...opts };
+  }
+
+  /** One read's round trip in ms. */
+  sample(roundTripMs: number): void {
+    if (!Number.isFinite(roundTripMs) || roundTripMs < 0) return;
+    this.quickestMs = Math.min(this.quickestMs, roundTripMs);
+    this.smoothedMs = this.smoothedMs === null ? roundTripMs : this.smoothedMs + this.opts.smoothing * (roundTripMs - this.smoothedMs);
+    const threshold = Math.max(this.opts.busyFloorMs, this.opts.busyFactor * this.quickestMs);
+    // Hysteresis: busy above the threshold, quiet again only below half of it, so one quick
+    // reply in a storm does not open the gates for a moment.
+    if (!this.isBusy && this.smoothedMs > threshold) {
+      this.isBusy = true;
+      this.busySpells += 1;
+    } else if (this.isBusy && this.smoothedMs < threshold / 2) {
+      this.isBusy = false;
+    }
+  }
+
+  get busy(): boolean {
+    return this.isBusy;
+  }
+
+  /** The smoothed round trip in ms (null before the first sample). */
+  get smoothed(): number | null {
+    return this.smoothedMs;
+  }
+
+  /** A new connection: what the old one measured says nothing about it. */
+  reset(): void {
+    this.quickestMs = Number.POSITIVE_INFINITY;
+    this.smoothedMs = null;
+    this.isBusy = false;
+  }
+}

@@ -1,0 +1,75 @@
+// GatewayLoad: when the card store counts a Gateway as busy (issue 11, the cost of being watched).
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { GatewayLoad } from "../../main/core/gateway-load.ts";
+
+describe("GatewayLoad", () => {
+  test("quick replies never make a Gateway busy, however many", () => {
+    const load = new GatewayLoad();
+    for (let i = 0; i < 1000; i++) load.sample(2 + (i % 5));
+    assert.equal(load.busy, false);
+    assert.equal(load.busySpells, 0);
+  });
+
+  test("replies far slower than the quickest one make it busy", () => {
+    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, smoothing: 0.25 });
+    load.sample(2);
+    load.sample(150); // smoothed 39.5: above max(30, 8 × 2)
+    assert.equal(load.busy, true);
+    assert.equal(load.busySpells, 1);
+  });
+
+  test("below the floor a Gateway is never busy, even at many times its quickest reply", () => {
+    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, smoothing: 1 });
+    load.sample(0.5);
+    load.sample(25); // 50 × the quickest, but under the floor
+    assert.equal(load.busy, false);
+    load.sample(31);
+    assert.equal(load.busy, true);
+  });
+
+  test("a remote Gateway's slow but steady replies are its normal, not a storm", () => {
+    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, smoothing: 0.25 });
+    for (let i = 0; i < 100; i++) load.sample(80 + (i % 3) * 20);
+    assert.equal(load.busy, false, "steady 80–120 ms: 8 × 80 ms is the threshold");
+    for (let i = 0; i < 20; i++) load.sample(900);
+    assert.equal(load.busy, true);
+  });
+
+  test("busy until replies are quick again (hysteresis): one quick reply in a storm does not end it", () => {
+    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, smoothing: 0.25 });
+    load.sample(2);
+    for (let i = 0; i < 10; i++) load.sample(200);
+    assert.equal(load.busy, true);
+    load.sample(2);
+    assert.equal(load.busy, true, "one quick reply");
+    let quick = 0;
+    while (load.busy && quick < 100) {
+      load.sample(2);
+      quick += 1;
+    }
+    assert.equal(load.busy, false);
+    assert.ok((load.smoothed ?? Infinity) < 15, "quiet again only under half the threshold");
+    assert.ok(quick > 3, `${quick} quick replies`);
+  });
+
+  test("reset forgets the old connection: a new one starts quiet", () => {
+    const load = new GatewayLoad({ smoothing: 1 });
+    load.sample(1);
+    load.sample(500);
+    assert.equal(load.busy, true);
+    load.reset();
+    assert.equal(load.busy, false);
+    assert.equal(load.smoothed, null);
+    load.sample(40); // the new connection's quickest so far: not busy against itself
+    assert.equal(load.busy, false);
+  });
+
+  test("nonsense samples are ignored", () => {
+    const load = new GatewayLoad();
+    load.sample(Number.NaN);
+    load.sample(-5);
+    load.sample(Number.POSITIVE_INFINITY);
+    assert.equal(load.smoothed, null);
+  });
+});

@@ -602,8 +602,10 @@ export class CardStore {
         const sentAt = clock();
         const reply = await this.opts.transport.request<{ card?: unknown }>("progressCard.get", target);
         // The roster's reads go eight at a time, queueing behind each other: they would make any
-        // Gateway look busy. Only reads asked for by changes say how busy it is.
-        if (!round) this.load.sample(clock() - sentAt);
+        // Gateway look busy, so they only say how quick it can be. Reads asked for by changes
+        // say how busy it is.
+        if (round) this.load.noteQuickest(clock() - sentAt);
+        else this.load.sample(clock() - sentAt);
         this.applyRead(slot, reply?.card ?? null, epoch);
       } catch (err) {
         this.applyReadError(slot, err);

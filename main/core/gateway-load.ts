@@ -11,6 +11,11 @@ export type GatewayLoadOptions = {
   busyFloorMs: number;
   /** Busy when the smoothed round trip exceeds this many times the quickest one seen. */
   busyFactor: number;
+  /**
+   * Busy above this smoothed round trip (ms) whatever the quickest was: a connection made in
+   * the middle of a storm never saw the Gateway quick.
+   */
+  busyCeilingMs: number;
   /** Weight of each new round trip in the smoothed one (0–1). */
   smoothing: number;
 };
@@ -18,6 +23,7 @@ export type GatewayLoadOptions = {
 export const DEFAULT_GATEWAY_LOAD: GatewayLoadOptions = {
   busyFloorMs: 30,
   busyFactor: 8,
+  busyCeilingMs: 400,
   smoothing: 0.25,
 };
 
@@ -33,12 +39,20 @@ export class GatewayLoad {
     this.opts = { ...DEFAULT_GATEWAY_LOAD, ...opts };
   }
 
-  /** One read's round trip in ms. */
+  /**
+   * A round trip that only says how quick the Gateway can be (a read of the roster at connect,
+   * queued behind our own others): it lowers the quickest, never moves the smoothed one.
+   */
+  noteQuickest(roundTripMs: number): void {
+    if (Number.isFinite(roundTripMs) && roundTripMs >= 0) this.quickestMs = Math.min(this.quickestMs, roundTripMs);
+  }
+
+  /** One change-driven read's round trip in ms. */
   sample(roundTripMs: number): void {
     if (!Number.isFinite(roundTripMs) || roundTripMs < 0) return;
     this.quickestMs = Math.min(this.quickestMs, roundTripMs);
     this.smoothedMs = this.smoothedMs === null ? roundTripMs : this.smoothedMs + this.opts.smoothing * (roundTripMs - this.smoothedMs);
-    const threshold = Math.max(this.opts.busyFloorMs, this.opts.busyFactor * this.quickestMs);
+    const threshold = Math.min(this.opts.busyCeilingMs, Math.max(this.opts.busyFloorMs, this.opts.busyFactor * this.quickestMs));
     // Hysteresis: busy above the threshold, quiet again only below half of it, so one quick
     // reply in a storm does not open the gates for a moment.
     if (!this.isBusy && this.smoothedMs > threshold) {

@@ -53,6 +53,25 @@ describe("GatewayLoad", () => {
     assert.ok(quick > 3, `${quick} quick replies`);
   });
 
+  test("a connection made in the middle of a storm is busy above the ceiling, though it never saw the Gateway quick", () => {
+    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, busyCeilingMs: 400, smoothing: 0.25 });
+    for (let i = 0; i < 5; i++) load.sample(300);
+    assert.equal(load.busy, false, "300 ms replies from the start: slow, but not above the ceiling");
+    for (let i = 0; i < 10; i++) load.sample(900);
+    assert.equal(load.busy, true);
+  });
+
+  test("the roster's reads at connect only say how quick the Gateway can be", () => {
+    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, busyCeilingMs: 400, smoothing: 0.25 });
+    load.noteQuickest(2);
+    load.noteQuickest(5_000); // a read queued behind seven others: no sign of a storm
+    assert.equal(load.smoothed, null);
+    assert.equal(load.busy, false);
+    load.sample(150); // the first change-driven read, already in a storm of writes
+    load.sample(150);
+    assert.equal(load.busy, true, "far slower than the quickest read of the roster");
+  });
+
   test("reset forgets the old connection: a new one starts quiet", () => {
     const load = new GatewayLoad({ smoothing: 1 });
     load.sample(1);

@@ -27,11 +27,16 @@ export const DEFAULT_GATEWAY_LOAD: GatewayLoadOptions = {
   smoothing: 0.25,
 };
 
+/** Quick replies in a row that end a busy spell. */
+export const QUICK_REPLIES_TO_CALM = 3;
+
 export class GatewayLoad {
   private readonly opts: GatewayLoadOptions;
   private quickestMs = Number.POSITIVE_INFINITY;
   private smoothedMs: number | null = null;
   private isBusy = false;
+  /** Quick replies in a row while busy. */
+  private quickInARow = 0;
   /** Times the gauge went from quiet to busy (diagnostics and benchmarks). */
   busySpells = 0;
 
@@ -53,13 +58,21 @@ export class GatewayLoad {
     this.quickestMs = Math.min(this.quickestMs, roundTripMs);
     this.smoothedMs = this.smoothedMs === null ? roundTripMs : this.smoothedMs + this.opts.smoothing * (roundTripMs - this.smoothedMs);
     const threshold = Math.min(this.opts.busyCeilingMs, Math.max(this.opts.busyFloorMs, this.opts.busyFactor * this.quickestMs));
-    // Hysteresis: busy above the threshold, quiet again only below half of it, so one quick
-    // reply in a storm does not open the gates for a moment.
-    if (!this.isBusy && this.smoothedMs > threshold) {
-      this.isBusy = true;
-      this.busySpells += 1;
-    } else if (this.isBusy && this.smoothedMs < threshold / 2) {
+    // Hysteresis: busy above the threshold; quiet again below half of it, or after a few
+    // replies in a row under that (the storm is over: no need to wait for the average to
+    // forget it), so one quick reply in a storm does not open the gates for a moment.
+    if (!this.isBusy) {
+      if (this.smoothedMs > threshold) {
+        this.isBusy = true;
+        this.busySpells += 1;
+        this.quickInARow = 0;
+      }
+      return;
+    }
+    this.quickInARow = roundTripMs < threshold / 2 ? this.quickInARow + 1 : 0;
+    if (this.smoothedMs < threshold / 2 || this.quickInARow >= QUICK_REPLIES_TO_CALM) {
       this.isBusy = false;
+      this.smoothedMs = roundTripMs;
     }
   }
 
@@ -77,5 +90,6 @@ export class GatewayLoad {
     this.quickestMs = Number.POSITIVE_INFINITY;
     this.smoothedMs = null;
     this.isBusy = false;
+    this.quickInARow = 0;
   }
 }

@@ -186,7 +186,7 @@ export class CardStore {
     this.readBudget = new TokenBucket(rate, rate, this.monotonicNow());
     const busyRate = Math.max(1, opts.busyReadsPerSecond ?? DEFAULT_BUSY_READS_PER_SECOND);
     this.busyBudget = new TokenBucket(busyRate, busyRate, this.monotonicNow());
-    this.load = new GatewayLoad(opts.gatewayLoad);
+    this.load = new GatewayLoad(opts.gatewayLoad, opts.roundTripClock);
   }
 
   /** Whether change-driven reads are paced now because the Gateway answers slowly. */
@@ -194,10 +194,9 @@ export class CardStore {
     return this.load.busy;
   }
 
-  /** Times the Gateway turned busy on this store (each one a spell of paced reads). */
-  get busySpells(): number {
-    return this.load.busySpells;
-  }
+  /** Spells of paced reads so far (each began with a read the busy budget paced). */
+  busySpells = 0;
+  private pacing = false;
 
   /** How many change-driven reads may be in flight now (the roster's own reads use maxReadsInFlight). */
   private maxHintReadsInFlight(): number {
@@ -222,9 +221,14 @@ export class CardStore {
   /** Takes one read from the budget, or arms a wake-up for when the next one is due. */
   private takeReadToken(): boolean {
     const now = this.monotonicNow();
-    const budget = this.load.busy ? this.busyBudget : this.readBudget;
+    const busy = this.load.busy;
+    if (busy !== this.pacing) {
+      this.pacing = busy;
+      if (busy) this.busySpells += 1;
+    }
+    const budget = busy ? this.busyBudget : this.readBudget;
     if (budget.take(now)) {
-      if (this.load.busy) this.busyReads += 1;
+      if (busy) this.busyReads += 1;
       return true;
     }
     if (!this.budgetTimer) {
@@ -419,6 +423,7 @@ export class CardStore {
     const p = (payload ?? {}) as { sessionKey?: unknown; revision?: unknown };
     if (typeof p.sessionKey !== "string" || p.sessionKey === "" || p.sessionKey.length > MAX_SESSION_KEY_LENGTH) return;
     const revision = typeof p.revision === "number" ? p.revision : null;
+    this.load.noteHint();
     for (const slot of this.slotsForEvent(p.sessionKey)) {
       // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
       // Events arrive in order, so a lower revision than the one held means the card was

@@ -1,23 +1,26 @@
-// How busy a Gateway is, judged from how long our own change-driven reads take (issue 11: the
-// cost of being watched). A Gateway saturated by its agents' writes answers every request late;
-// each read we add then costs those agents throughput. So while the smoothed read round trip
-// stays far above the quickest one seen on this connection, the card store reads less (a small
-// budget per second, few in flight) and lets further hints coalesce per session; as soon as
-// reads come back quickly again, it reads at once as before. A quiet Gateway is never paced:
-// one put at a time is read the moment its hint arrives.
+// How busy a Gateway is with card writes (issue 11: the cost of being watched). A Gateway
+// saturated by its agents' writes answers every request late, and every read we add is
+// throughput those agents lose. Two signs together say so: our change-driven reads come back far
+// slower than the quickest one seen on this connection (slow), and change hints arrive by the
+// hundred each second (a storm of writes). Then the card store reads less (a small budget per
+// second, one at a time) and lets further hints coalesce per session; as soon as either sign
+// fades it reads at once as before. Slow replies alone (a loaded machine, a far Gateway) pace
+// nothing: with few hints our reads cost little, and each one is what the person waits for.
 
 export type GatewayLoadOptions = {
-  /** Below this smoothed round trip (ms) a Gateway is never called busy, however quick it was before. */
+  /** Below this smoothed round trip (ms) replies never count as slow, however quick they were before. */
   busyFloorMs: number;
-  /** Busy when the smoothed round trip exceeds this many times the quickest one seen. */
+  /** Slow when the smoothed round trip exceeds this many times the quickest one seen. */
   busyFactor: number;
   /**
-   * Busy above this smoothed round trip (ms) whatever the quickest was: a connection made in
+   * Slow above this smoothed round trip (ms) whatever the quickest was: a connection made in
    * the middle of a storm never saw the Gateway quick.
    */
   busyCeilingMs: number;
   /** Weight of each new round trip in the smoothed one (0–1). */
   smoothing: number;
+  /** A storm of writes: at least this many change hints per second (smoothed over about a second). */
+  busyHintsPerSecond: number;
 };
 
 export const DEFAULT_GATEWAY_LOAD: GatewayLoadOptions = {
@@ -25,23 +28,43 @@ export const DEFAULT_GATEWAY_LOAD: GatewayLoadOptions = {
   busyFactor: 8,
   busyCeilingMs: 400,
   smoothing: 0.25,
+  busyHintsPerSecond: 100,
 };
 
-/** Quick replies in a row that end a busy spell. */
+/** Quick replies in a row that end a slow spell. */
 export const QUICK_REPLIES_TO_CALM = 3;
+/** Time constant (ms) of the hint rate: hints older than a few of these no longer count. */
+const HINT_RATE_WINDOW_MS = 1_000;
 
 export class GatewayLoad {
   private readonly opts: GatewayLoadOptions;
+  private readonly clock: () => number;
   private quickestMs = Number.POSITIVE_INFINITY;
   private smoothedMs: number | null = null;
-  private isBusy = false;
-  /** Quick replies in a row while busy. */
+  private isSlow = false;
+  /** Quick replies in a row while slow. */
   private quickInARow = 0;
-  /** Times the gauge went from quiet to busy (diagnostics and benchmarks). */
-  busySpells = 0;
+  /** Change hints per second, decayed exponentially, as of `hintAt`. */
+  private hintRate = 0;
+  private hintAt = 0;
 
-  constructor(opts: Partial<GatewayLoadOptions> = {}) {
+  /** `clock`: monotonic ms, the same clock the round trips are timed with. */
+  constructor(opts: Partial<GatewayLoadOptions> = {}, clock: () => number = () => performance.now()) {
     this.opts = { ...DEFAULT_GATEWAY_LOAD, ...opts };
+    this.clock = clock;
+    this.hintAt = clock();
+  }
+
+  /** One change hint arrived (whatever session it names). */
+  noteHint(): void {
+    this.hintRate = this.hintsPerSecond() + 1000 / HINT_RATE_WINDOW_MS;
+    this.hintAt = this.clock();
+  }
+
+  /** Change hints per second now (about the last second's count). */
+  hintsPerSecond(): number {
+    const elapsed = Math.max(0, this.clock() - this.hintAt);
+    return this.hintRate * Math.exp(-elapsed / HINT_RATE_WINDOW_MS);
   }
 
   /**
@@ -58,26 +81,31 @@ export class GatewayLoad {
     this.quickestMs = Math.min(this.quickestMs, roundTripMs);
     this.smoothedMs = this.smoothedMs === null ? roundTripMs : this.smoothedMs + this.opts.smoothing * (roundTripMs - this.smoothedMs);
     const threshold = Math.min(this.opts.busyCeilingMs, Math.max(this.opts.busyFloorMs, this.opts.busyFactor * this.quickestMs));
-    // Hysteresis: busy above the threshold; quiet again below half of it, or after a few
+    // Hysteresis: slow above the threshold; quick again below half of it, or after a few
     // replies in a row under that (the storm is over: no need to wait for the average to
     // forget it), so one quick reply in a storm does not open the gates for a moment.
-    if (!this.isBusy) {
+    if (!this.isSlow) {
       if (this.smoothedMs > threshold) {
-        this.isBusy = true;
-        this.busySpells += 1;
+        this.isSlow = true;
         this.quickInARow = 0;
       }
       return;
     }
     this.quickInARow = roundTripMs < threshold / 2 ? this.quickInARow + 1 : 0;
     if (this.smoothedMs < threshold / 2 || this.quickInARow >= QUICK_REPLIES_TO_CALM) {
-      this.isBusy = false;
+      this.isSlow = false;
       this.smoothedMs = roundTripMs;
     }
   }
 
+  /** Reads come back far slower than this Gateway can answer. */
+  get slow(): boolean {
+    return this.isSlow;
+  }
+
+  /** Slow replies in a storm of hints: read less. */
   get busy(): boolean {
-    return this.isBusy;
+    return this.isSlow && this.hintsPerSecond() >= this.opts.busyHintsPerSecond;
   }
 
   /** The smoothed round trip in ms (null before the first sample). */
@@ -89,7 +117,9 @@ export class GatewayLoad {
   reset(): void {
     this.quickestMs = Number.POSITIVE_INFINITY;
     this.smoothedMs = null;
-    this.isBusy = false;
+    this.isSlow = false;
     this.quickInARow = 0;
+    this.hintRate = 0;
+    this.hintAt = this.clock();
   }
 }

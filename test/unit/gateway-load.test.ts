@@ -1,95 +1,150 @@
-// GatewayLoad: when the card store counts a Gateway as busy (issue 11, the cost of being watched).
+// GatewayLoad: when the card store counts a Gateway as busy with card writes (issue 11, the cost
+// of being watched): slow replies to our reads AND a storm of change hints.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { GatewayLoad } from "../../main/core/gateway-load.ts";
+import { GatewayLoad, type GatewayLoadOptions } from "../../main/core/gateway-load.ts";
 
-describe("GatewayLoad", () => {
-  test("quick replies never make a Gateway busy, however many", () => {
-    const load = new GatewayLoad();
+/** A gauge on a clock that stands still unless the test moves it. */
+function gauge(opts: Partial<GatewayLoadOptions> = {}) {
+  const clock = { at: 0 };
+  const load = new GatewayLoad(
+    { busyFloorMs: 30, busyFactor: 8, busyCeilingMs: 400, smoothing: 0.25, busyHintsPerSecond: 100, ...opts },
+    () => clock.at,
+  );
+  /** `n` hints spread evenly over `ms`. */
+  const hints = (n: number, ms = 1_000) => {
+    for (let i = 0; i < n; i++) {
+      clock.at += ms / n;
+      load.noteHint();
+    }
+  };
+  return { load, clock, hints };
+}
+
+describe("GatewayLoad: slow replies", () => {
+  test("quick replies are never slow, however many", () => {
+    const { load } = gauge();
     for (let i = 0; i < 1000; i++) load.sample(2 + (i % 5));
-    assert.equal(load.busy, false);
-    assert.equal(load.busySpells, 0);
+    assert.equal(load.slow, false);
   });
 
-  test("replies far slower than the quickest one make it busy", () => {
-    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, smoothing: 0.25 });
+  test("replies far slower than the quickest one are slow", () => {
+    const { load } = gauge();
     load.sample(2);
     load.sample(150); // smoothed 39.5: above max(30, 8 × 2)
-    assert.equal(load.busy, true);
-    assert.equal(load.busySpells, 1);
+    assert.equal(load.slow, true);
   });
 
-  test("below the floor a Gateway is never busy, even at many times its quickest reply", () => {
-    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, smoothing: 1 });
+  test("below the floor replies are never slow, even at many times the quickest", () => {
+    const { load } = gauge({ smoothing: 1 });
     load.sample(0.5);
     load.sample(25); // 50 × the quickest, but under the floor
-    assert.equal(load.busy, false);
+    assert.equal(load.slow, false);
     load.sample(31);
-    assert.equal(load.busy, true);
+    assert.equal(load.slow, true);
   });
 
-  test("a remote Gateway's slow but steady replies are its normal, not a storm", () => {
-    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, smoothing: 0.25 });
-    for (let i = 0; i < 100; i++) load.sample(80 + (i % 3) * 20);
-    assert.equal(load.busy, false, "steady 80–120 ms: 8 × 80 ms is the threshold");
+  test("a far Gateway's slow but steady replies are its normal", () => {
+    const { load } = gauge();
+    for (let i = 0; i < 100; i++) load.sample(40 + (i % 3) * 10);
+    assert.equal(load.slow, false, "steady 40–60 ms: 8 × 40 ms is the threshold");
     for (let i = 0; i < 20; i++) load.sample(900);
-    assert.equal(load.busy, true);
+    assert.equal(load.slow, true);
   });
 
-  test("busy until replies are quick again (hysteresis): one quick reply in a storm does not end it, three in a row do", () => {
-    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, smoothing: 0.25 });
-    load.sample(2);
-    for (let i = 0; i < 10; i++) load.sample(200);
-    assert.equal(load.busy, true);
-    load.sample(2);
-    assert.equal(load.busy, true, "one quick reply");
-    load.sample(200);
-    load.sample(2);
-    load.sample(2);
-    assert.equal(load.busy, true, "two quick replies in a row, after a slow one");
-    load.sample(2);
-    assert.equal(load.busy, false, "three in a row: the storm is over");
-    assert.equal(load.smoothed, 2, "the average starts again from the quick reply");
-    load.sample(20);
-    assert.equal(load.busy, false, "a reply under the threshold does not bring it back");
-  });
-
-  test("a connection made in the middle of a storm is busy above the ceiling, though it never saw the Gateway quick", () => {
-    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, busyCeilingMs: 400, smoothing: 0.25 });
+  test("a connection made in the middle of a storm is slow above the ceiling, though it never saw the Gateway quick", () => {
+    const { load } = gauge();
     for (let i = 0; i < 5; i++) load.sample(300);
-    assert.equal(load.busy, false, "300 ms replies from the start: slow, but not above the ceiling");
+    assert.equal(load.slow, false, "300 ms replies from the start: under the ceiling");
     for (let i = 0; i < 10; i++) load.sample(900);
-    assert.equal(load.busy, true);
+    assert.equal(load.slow, true);
   });
 
   test("the roster's reads at connect only say how quick the Gateway can be", () => {
-    const load = new GatewayLoad({ busyFloorMs: 30, busyFactor: 8, busyCeilingMs: 400, smoothing: 0.25 });
+    const { load } = gauge();
     load.noteQuickest(2);
     load.noteQuickest(5_000); // a read queued behind seven others: no sign of a storm
     assert.equal(load.smoothed, null);
-    assert.equal(load.busy, false);
+    assert.equal(load.slow, false);
     load.sample(150); // the first change-driven read, already in a storm of writes
     load.sample(150);
-    assert.equal(load.busy, true, "far slower than the quickest read of the roster");
+    assert.equal(load.slow, true, "far slower than the quickest read of the roster");
   });
 
-  test("reset forgets the old connection: a new one starts quiet", () => {
-    const load = new GatewayLoad({ smoothing: 1 });
-    load.sample(1);
-    load.sample(500);
-    assert.equal(load.busy, true);
-    load.reset();
-    assert.equal(load.busy, false);
-    assert.equal(load.smoothed, null);
-    load.sample(40); // the new connection's quickest so far: not busy against itself
-    assert.equal(load.busy, false);
+  test("slow until replies are quick again (hysteresis): one quick reply does not end it, three in a row do", () => {
+    const { load } = gauge();
+    load.sample(2);
+    for (let i = 0; i < 10; i++) load.sample(200);
+    assert.equal(load.slow, true);
+    load.sample(2);
+    assert.equal(load.slow, true, "one quick reply");
+    load.sample(200);
+    load.sample(2);
+    load.sample(2);
+    assert.equal(load.slow, true, "two quick replies in a row, after a slow one");
+    load.sample(2);
+    assert.equal(load.slow, false, "three in a row: the storm is over");
+    assert.equal(load.smoothed, 2, "the average starts again from the quick reply");
+    load.sample(20);
+    assert.equal(load.slow, false, "a reply under the threshold does not bring it back");
   });
 
   test("nonsense samples are ignored", () => {
-    const load = new GatewayLoad();
+    const { load } = gauge();
     load.sample(Number.NaN);
     load.sample(-5);
     load.sample(Number.POSITIVE_INFINITY);
     assert.equal(load.smoothed, null);
+  });
+});
+
+describe("GatewayLoad: busy = slow replies in a storm of hints", () => {
+  function slowGauge() {
+    const g = gauge();
+    g.load.sample(2);
+    for (let i = 0; i < 5; i++) g.load.sample(200);
+    assert.equal(g.load.slow, true);
+    return g;
+  }
+
+  test("slow replies with few hints are not busy: a loaded machine reading one card at a time is never paced", () => {
+    const { load, hints } = slowGauge();
+    hints(30);
+    assert.equal(load.busy, false, "30 hints a second");
+  });
+
+  test("slow replies with hundreds of hints a second are busy", () => {
+    const { load, hints } = slowGauge();
+    hints(300);
+    assert.ok(load.hintsPerSecond() > 150 && load.hintsPerSecond() < 300, `${load.hintsPerSecond()} hints/s`);
+    assert.equal(load.busy, true);
+  });
+
+  test("hundreds of hints with quick replies are not busy (a quiet Gateway keeps up)", () => {
+    const { load, hints } = gauge();
+    for (let i = 0; i < 20; i++) load.sample(3);
+    hints(500);
+    assert.equal(load.busy, false);
+  });
+
+  test("when the hints stop, busy ends within a few seconds even with no reply to measure", () => {
+    const { load, clock, hints } = slowGauge();
+    hints(300);
+    assert.equal(load.busy, true);
+    clock.at += 2_000;
+    assert.equal(load.busy, false, `${load.hintsPerSecond().toFixed(1)} hints/s two seconds later`);
+  });
+
+  test("reset forgets the old connection: a new one starts quiet", () => {
+    const { load, hints } = slowGauge();
+    hints(300);
+    assert.equal(load.busy, true);
+    load.reset();
+    assert.equal(load.busy, false);
+    assert.equal(load.slow, false);
+    assert.equal(load.smoothed, null);
+    assert.equal(load.hintsPerSecond(), 0);
+    load.sample(40); // the new connection's quickest so far: not slow against itself
+    assert.equal(load.slow, false);
   });
 });

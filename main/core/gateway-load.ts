@@ -2,7 +2,7 @@
 // saturated by its agents' writes answers every request late, and every read we add is
 // throughput those agents lose. Two signs together say so: our change-driven reads come back far
 // slower than the quickest one seen on this connection (slow), and change hints arrive by the
-// hundred each second (a storm of writes). Then the card store reads less (a small budget per
+// dozen each second (a storm of writes). Then the card store reads less (a small budget per
 // second, one at a time) and lets further hints coalesce per session; as soon as either sign
 // fades it reads at once as before. Slow replies alone (a loaded machine, a far Gateway) pace
 // nothing: with few hints our reads cost little, and each one is what the person waits for.
@@ -28,7 +28,7 @@ export const DEFAULT_GATEWAY_LOAD: GatewayLoadOptions = {
   busyFactor: 8,
   busyCeilingMs: 400,
   smoothing: 0.25,
-  busyHintsPerSecond: 100,
+  busyHintsPerSecond: 20,
 };
 
 /** Quick replies in a row that end a slow spell. */

@@ -20,7 +20,7 @@ import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
 import { plan } from "../gateway/support.ts";
 import { startTcpRelay, type TcpRelay } from "../gateway/tcp-relay.ts";
-import { fakeElectron, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
+import { fakeElectron, ManualScheduler, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
 import { pinKeyOf } from "../../common/keys.ts";
 
 const AWAY_MS = 6 * 60_000; // more than the 5 minutes of N6
@@ -118,7 +118,14 @@ async function seeEverything(r: Rig): Promise<void> {
 
 describe("N2 throttle, coalescing, own actions and quiet hours", () => {
   test("one session's quick milestones coalesce into one notice, not a backlog", { timeout: 60_000 }, async () => {
-    const r = await rig({ policy: { perSessionIntervalMs: 8000, globalWindowMs: 60_000, globalMaxPerWindow: 1000 } });
+    // The policy's clock stands still unless the test moves it: "inside the interval" holds
+    // however slowly a loaded machine writes the cards.
+    const clock = new ManualScheduler(Date.now());
+    const r = await rig({
+      policy: { perSessionIntervalMs: 8000, globalWindowMs: 60_000, globalMaxPerWindow: 1000 },
+      now: clock.now,
+      schedule: clock.schedule,
+    });
     const key = await agent.createSession();
     const steps = (...s: PlanStep["status"][]) => plan(...s);
     await put(key, { plan: steps("in_progress", "pending", "pending", "pending") });
@@ -128,9 +135,13 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
     await r.observed(key, rev);
     rev = (await put(key, { plan: steps("completed", "completed", "in_progress", "pending") })).card!.revision;
     await r.observed(key, rev);
+    assert.equal(about(r, key).length, 1, "held while the session's interval runs");
+    clock.advance(8000);
     await until("the coalesced notice", () => about(r, key).length >= 2);
     // The last milestone queues behind it: if anything else were queued it would come first.
-    await put(key, { plan: steps("completed", "completed", "completed", "completed") });
+    rev = (await put(key, { plan: steps("completed", "completed", "completed", "completed") })).card!.revision;
+    await r.observed(key, rev);
+    clock.advance(8000);
     await until("the completion notice", () => about(r, key).some((n) => n.body.startsWith("Completed")));
     assert.deepEqual(
       about(r, key).map((n) => n.body.split(" · ")[0]),
@@ -139,9 +150,17 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
   });
 
   test("beyond the overall cap, several sessions' changes go out as one summary", { timeout: 60_000 }, async () => {
-    const r = await rig({ policy: { perSessionIntervalMs: 0, globalWindowMs: 4000, globalMaxPerWindow: 2 } });
+    // A clock that stands still: all four cards fall in one window, however slowly they are written.
+    const clock = new ManualScheduler(Date.now());
+    const r = await rig({
+      policy: { perSessionIntervalMs: 0, globalWindowMs: 4000, globalMaxPerWindow: 2 },
+      now: clock.now,
+      schedule: clock.schedule,
+    });
     const keys: string[] = [];
     for (let i = 0; i < 4; i++) keys.push(await r.write(plan("in_progress", "pending")));
+    assert.equal(r.seen().length, 2, "two told, two held by the cap");
+    clock.advance(4000);
     const summary = await until("the summary", () => r.seen().find((n) => n.card === null));
     assert.equal(summary.title, "Progress Desk");
     assert.equal(summary.body, "2 updates in 2 sessions: 2 started");

@@ -93,6 +93,8 @@ describe("the dashboard timeline draws a gap hatched", { skip: chromium.ok ? fal
       ],
       { timeoutMs: 120_000 },
     );
+    // Awaited at the end; should the test fail before, its end must not surface as an unhandled rejection.
+    turn.catch(() => {});
     const seen = (h: TestHost, pred: (e: CardEntry) => boolean) => () =>
       h.desk.snapshot().gateways[0]?.cards.some((e) => e.sessionKey === key && pred(e)) ?? false;
     await until(

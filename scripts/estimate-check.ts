@@ -1,11 +1,16 @@
-// How often the "time left" estimate (main/core/card-timing.ts) contains the real time left.
+// How often the "time left" estimate (common/card-timing.ts) contains the real time left.
 // Simulated card histories go through the real CardHistory and deriveTiming, exactly as the
 // desk feeds them; at many moments of each run the estimate (when there is one) is compared
-// with the time that really remained. Deterministic (seeded): `node scripts/estimate-check.ts`
-// prints the table quoted in docs/estimate.md. Options: --cards N (per scenario), --seed S.
+// with the time that really remained. Then the same on the histories the app recorded on a real
+// Gateway (test/fixtures/recorded-histories.json, made by scripts/record-histories.ts; checked by
+// scripts/recorded-estimates.ts). Deterministic (seeded): `node scripts/estimate-check.ts`
+// prints the tables quoted in docs/estimate.md. Options: --cards N (per scenario), --seed S.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { CardHistory } from "../common/card-history.ts";
 import { deriveTiming } from "../common/card-timing.ts";
 import type { CardEntry, StepStatus } from "../common/model.ts";
+import { evaluateRecorded, parseRecordedSet, recordedReport, rng } from "./recorded-estimates.ts";
 
 const MIN = 60_000;
 const arg = (name: string, d: number): number => {
@@ -15,17 +20,6 @@ const arg = (name: string, d: number): number => {
 const CARDS = arg("cards", 2000);
 const SEED = arg("seed", 12);
 
-/** mulberry32: small, seeded, good enough for sampling. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function normal(r: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
 }
@@ -126,3 +120,8 @@ for (const s of SCENARIOS) {
   );
 }
 console.log(`\nAll scenarios: the range contained the real time left in ${pct(allIn, allWith)} of ${allWith} estimates.`);
+
+// The recorded histories do not depend on --cards; --seed picks the moments sampled in them.
+const recordedFile = join(import.meta.dirname, "..", "test", "fixtures", "recorded-histories.json");
+const recorded = parseRecordedSet(JSON.parse(readFileSync(recordedFile, "utf8")));
+console.log(`\n${recordedReport(recorded, evaluateRecorded(recorded, { seed: SEED }))}`);

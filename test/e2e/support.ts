@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import { historyPath, openHistoryFile } from "../../main/core/card-history-file.ts";
 import { createDeskService } from "../../main/core/desk-service.ts";
 import { ProgressDesk } from "../../main/core/desk.ts";
 import { discoverGateway } from "../../main/core/discovery.ts";
@@ -25,7 +26,8 @@ export type TestHost = {
 /** A host on its own data folder (`home`, reused to test a restart). */
 export async function startTestHost(
   gw: { url: string; token: string },
-  opts: { home?: string; refreshTimeoutMs?: number } = {},
+  /** history: keep the card history in the data folder (card-history.json), as the app does, so a restart continues it. */
+  opts: { home?: string; refreshTimeoutMs?: number; history?: boolean } = {},
 ): Promise<TestHost> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "pd-e2e-"));
   const vault = await CredentialVault.open(fileStorage(join(home, "credentials.json")));
@@ -36,6 +38,7 @@ export async function startTestHost(
     clientVersion: "0.0.0-test",
     backoff: FAST_BACKOFF,
     ...(opts.refreshTimeoutMs ? { refreshTimeoutMs: opts.refreshTimeoutMs } : {}),
+    ...(opts.history ? { history: openHistoryFile(historyPath(home)) } : {}),
   });
   const service = createDeskService({
     desk,

@@ -7,13 +7,18 @@
 //   2. marked (GFM) — with raw HTML handled up front (R3: "all raw HTML is removed except
 //      <progress>"): an HTML block goes through a second DOMPurify instance that keeps
 //      nothing but <progress> and text; an inline tag is dropped unless it is <progress>
-//      or <img> (which becomes its alt text); text inside raw <pre>/<script> spans is
-//      escaped like any other text;
+//      (kept as the one start tag marked matched, closed at once, so it holds nothing) or
+//      <img> (which goes through the second instance and becomes its alt text); text inside
+//      raw <pre>/<script> spans is escaped like any other text;
 //   3. DOMPurify over the whole result, with an explicit allowlist and per-element
-//      attribute checks in hooks;
-//   4. on the sanitized tree: links with a safe href get rel, data-external and their
-//      destination, links without one are unwrapped to their text, the first <progress> is
-//      lifted out (R4), emptiness is decided (R5).
+//      attribute checks in a hook;
+//   4. on the sanitized tree: text nodes lose invisible characters (when there are any), links
+//      with a safe href get rel, data-external and their destination, links without one are
+//      unwrapped to their text, the first <progress> is lifted out (R4), emptiness is
+//      decided (R5).
+//
+// The whole note costs one DOMPurify pass (one parsed document); the second instance runs
+// only for raw HTML blocks and inline <img> tags, which ordinary notes do not have.
 //
 // Links keep `href` only for absolute http, https and mailto URLs (normalised by the URL
 // parser), get rel="noopener noreferrer" and `data-external`; there is no target: the page
@@ -86,6 +91,15 @@ const NO_ATTRIBUTES: ReadonlySet<string> = new Set();
 /** Raw HTML blocks keep only these (everything else: tags removed, text kept). */
 const RAW_ALLOWED_TAGS = ["progress"];
 
+/**
+ * The <body> DOMPurify parses into and walks from: its own first node. It is never serialized
+ * (the result is its content) and the HTML parser never makes a second one (a <body> tag in a
+ * note only adds attributes to it, which the attribute hook removes). Not allowing it would
+ * make DOMPurify treat the root as a disallowed element and deep-copy the whole note out of it
+ * on every call, only to drop the copy.
+ */
+const CONTAINER_TAG = "body";
+
 /** Removed together with their content rather than unwrapped. */
 const EXTRA_FORBID_CONTENTS = ["object", "applet", "canvas", "frameset", "textarea", "select", "datalist"];
 
@@ -131,29 +145,48 @@ const SHARED_CONFIG = {
 
 const MAIN_CONFIG = {
   ...SHARED_CONFIG,
-  ALLOWED_TAGS,
+  ALLOWED_TAGS: [...ALLOWED_TAGS, CONTAINER_TAG],
   ALLOWED_ATTR: ["href", "align", "start", "value", "max", "aria-label"],
   RETURN_DOM: true,
 } as const satisfies Config;
 
 const RAW_CONFIG = {
   ...SHARED_CONFIG,
-  ALLOWED_TAGS: RAW_ALLOWED_TAGS,
+  ALLOWED_TAGS: [...RAW_ALLOWED_TAGS, CONTAINER_TAG],
   ALLOWED_ATTR: ["value", "max", "aria-label"],
 } as const satisfies Config;
 
 // ---------------------------------------------------------------------------------------
 // Links and numbers
 
-function safeHref(href: string): string | null {
+function safeUrl(href: string): URL | null {
   let url: URL;
   try {
     url = new URL(href); // absolute URLs only: a relative link would resolve to the app itself
   } catch {
     return null;
   }
-  return SAFE_PROTOCOLS.has(url.protocol) ? url.href : null;
+  return SAFE_PROTOCOLS.has(url.protocol) ? url : null;
 }
+
+function safeHref(href: string): string | null {
+  return safeUrl(href)?.href ?? null;
+}
+
+/** Where a link goes, in a few words: its host, or the address it writes to. */
+function destinationOf(url: URL): string {
+  if (url.protocol === "mailto:") {
+    const to = url.pathname.split(",")[0] ?? "";
+    return to === "" ? "an email" : `an email to ${to}`;
+  }
+  return url.host;
+}
+
+/**
+ * Destinations of the hrefs the attribute hook kept, by normalised href, so that finishing a
+ * link does not parse its URL a second time. Emptied after every note.
+ */
+const destinations = new Map<string, string>();
 
 /** True for an absolute http, https or mailto URL — the only links a note may open. */
 export function isSafeLink(href: string): boolean {
@@ -173,7 +206,9 @@ function escapeText(text: string): string {
 }
 
 // ---------------------------------------------------------------------------------------
-// DOMPurify hooks (shared by both instances)
+// DOMPurify hooks: onAttribute on both instances, onElement on the raw-HTML one only (the
+// main pass strips text nodes afterwards, see stripTextNodes, and meets no <img> and no
+// <progress> with content: those are handled before it).
 
 function onElement(node: Node, data: UponSanitizeElementHookEvent): void {
   if (node.nodeType === TEXT_NODE) {
@@ -209,9 +244,12 @@ function onAttribute(node: Element, data: UponSanitizeAttributeHookEvent): void 
   const value = stripInvisible(data.attrValue);
   let kept: string | null;
   switch (data.attrName) {
-    case "href":
-      kept = safeHref(value);
+    case "href": {
+      const url = safeUrl(value);
+      kept = url === null ? null : url.href;
+      if (url !== null) destinations.set(url.href, destinationOf(url));
       break;
+    }
     case "value":
     case "max": {
       const n = parseHtmlFloat(value);
@@ -245,10 +283,8 @@ function setUp(): Pipeline {
   const raw = createDOMPurify(window);
   main.setConfig(MAIN_CONFIG);
   raw.setConfig(RAW_CONFIG);
-  for (const purifier of [main, raw]) {
-    purifier.addHook("uponSanitizeElement", onElement);
-    purifier.addHook("uponSanitizeAttribute", onAttribute);
-  }
+  raw.addHook("uponSanitizeElement", onElement);
+  for (const purifier of [main, raw]) purifier.addHook("uponSanitizeAttribute", onAttribute);
 
   // A raw HTML fragment → only <progress> and text survive (serialized, escaped).
   const sanitizeRaw = (html: string): string => raw.sanitize(html, RAW_CONFIG);
@@ -265,7 +301,10 @@ function setUp(): Pipeline {
         const tag = TAG_NAME.exec(token.text); // comments, declarations, PIs: no match, dropped
         if (!tag || tag[1] === "/") return "";
         const name = (tag[2] ?? "").toLowerCase();
-        return name === "progress" || name === "img" ? sanitizeRaw(token.text) : "";
+        // marked matched exactly one start tag, so closing it at once gives an empty bar
+        // whatever follows (the main pass checks its attributes), as the raw instance would.
+        if (name === "progress") return `${token.text}</progress>`;
+        return name === "img" ? sanitizeRaw(token.text) : "";
       },
       text(token: Tokens.Text | Tokens.Escape): string {
         if ("tokens" in token && token.tokens) return this.parser.parseInline(token.tokens);
@@ -295,6 +334,16 @@ function lineOf(text: string | null): string | null {
   const folded = (text ?? "").replace(/\s+/g, " ").trim();
   if (folded === "") return null;
   return folded.length > LINE_MAX ? `${folded.slice(0, LINE_MAX)}…` : folded;
+}
+
+/** Invisible characters only reach a text node as character references; strip them (C6). */
+function stripTextNodes(body: Element): void {
+  const walker = body.ownerDocument.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    const text = node.nodeValue ?? "";
+    const clean = stripInvisible(text);
+    if (clean !== text) node.nodeValue = clean;
+  }
 }
 
 function unwrap(element: Element): void {
@@ -348,18 +397,8 @@ function finishLinks(body: Element): void {
   }
 }
 
-/** Where a (sanitized, absolute) link goes, in a few words: its host, or the address it writes to. */
-function linkDestination(href: string): string {
-  const url = new URL(href);
-  if (url.protocol === "mailto:") {
-    const to = url.pathname.split(",")[0] ?? "";
-    return to === "" ? "an email" : `an email to ${to}`;
-  }
-  return url.host;
-}
-
 function labelDestination(link: Element, href: string): void {
-  const destination = linkDestination(href);
+  const destination = destinations.get(href) ?? destinationOf(new URL(href));
   const visible = (link.textContent ?? "").replace(/\s+/g, " ").trim();
   link.setAttribute("title", `Opens ${destination}\n${href}`);
   // The visible text first: speech and voice control find the link by what is on screen.
@@ -372,9 +411,16 @@ function render(markdown: string, p: Pipeline): RenderedNote {
   const line = noteLineOfTokens(tokens);
   const html = p.marked.parser(tokens);
   const body = p.main.sanitize(html, MAIN_CONFIG);
+  let text = body.textContent ?? "";
+  if (stripInvisible(text) !== text) {
+    stripTextNodes(body);
+    text = body.textContent ?? "";
+  }
   finishLinks(body);
   const progress = pinFirstProgress(body);
-  const readable = READABLE.test(body.textContent ?? "") || body.querySelector("progress") !== null;
+  // Neither step changes whether the text is readable: unwrapped links keep their text, and
+  // a pinned bar leaves only a paragraph without readable text.
+  const readable = READABLE.test(text) || body.querySelector("progress") !== null;
   const out = readable ? body.innerHTML.trim() : "";
   // The tray's rule (common/note-line.ts), so a collapsed card and the tray show the same line.
   return { html: out, progress, empty: !readable && progress === null, line: readable ? lineOf(line) : null };
@@ -422,6 +468,8 @@ export function renderNote(markdown: string | null): RenderedNote {
     note = render(text, pipeline);
   } catch {
     note = renderPlain(text);
+  } finally {
+    destinations.clear();
   }
   return remember(text, note);
 }

@@ -3,9 +3,13 @@
 // renderer alive. Each controller decides what hiding and destroying also mean for it.
 import type { BrowserWindow } from "electron";
 
-export type OwnedWindow = Pick<BrowserWindow, "isDestroyed" | "isVisible" | "isFocused" | "destroy" | "on">;
+/** What the app does with each of its windows (the popover, the dashboard, Settings). */
+export type AppWindow = Pick<
+  BrowserWindow,
+  "show" | "hide" | "focus" | "isVisible" | "isFocused" | "isDestroyed" | "destroy" | "on" | "loadURL"
+>;
 
-export class IdleWindowSlot<W extends OwnedWindow> {
+export class IdleWindowSlot<W extends AppWindow> {
   private win: W | null = null;
   private cancelDestroy: (() => void) | null = null;
   private readonly schedule: (fn: () => void, ms: number) => () => void;

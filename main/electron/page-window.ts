@@ -4,25 +4,11 @@
 import type { BrowserWindow } from "electron";
 import type { Page } from "../../common/contract.ts";
 import { pageUrl } from "./app-protocol.ts";
-import { IdleWindowSlot } from "./idle-window.ts";
+import { IdleWindowSlot, type AppWindow } from "./idle-window.ts";
 import type { Schedule } from "./popover.ts";
 import { restoreBounds, type Rect, type Size } from "./window-geometry.ts";
 
-export type PageWindow = Pick<
-  BrowserWindow,
-  | "show"
-  | "hide"
-  | "focus"
-  | "isVisible"
-  | "isFocused"
-  | "isDestroyed"
-  | "destroy"
-  | "on"
-  | "loadURL"
-  | "getBounds"
-  | "setAlwaysOnTop"
-  | "isAlwaysOnTop"
->;
+export type PageWindow = AppWindow & Pick<BrowserWindow, "getBounds" | "setAlwaysOnTop" | "isAlwaysOnTop">;
 
 export type PageWindowDeps = {
   page: Exclude<Page, "popover">;

@@ -4,24 +4,10 @@
 import type { BrowserWindow, Screen } from "electron";
 import type { CardRef } from "../../common/contract.ts";
 import { pageUrl } from "./app-protocol.ts";
-import { IdleWindowSlot } from "./idle-window.ts";
+import { IdleWindowSlot, type AppWindow } from "./idle-window.ts";
 import { popoverPosition, type Rect } from "./window-geometry.ts";
 
-export type PopoverWindow = Pick<
-  BrowserWindow,
-  | "show"
-  | "hide"
-  | "focus"
-  | "isVisible"
-  | "isFocused"
-  | "isDestroyed"
-  | "destroy"
-  | "setPosition"
-  | "getSize"
-  | "on"
-  | "loadURL"
-  | "setVisibleOnAllWorkspaces"
->;
+export type PopoverWindow = AppWindow & Pick<BrowserWindow, "setPosition" | "getSize" | "setVisibleOnAllWorkspaces">;
 
 export type Schedule = (fn: () => void, ms: number) => () => void;
 

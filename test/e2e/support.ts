@@ -3,13 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { createDeskService } from "../../main/core/desk-service.ts";
-import { ProgressDesk } from "../../main/core/desk.ts";
-import { discoverGateway } from "../../main/core/discovery.ts";
-import { jsonFileBackend, SettingsStore } from "../../main/core/settings.ts";
-import { CredentialVault, fileStorage } from "../../main/core/vault.ts";
+import type { ProgressDesk } from "../../main/core/desk.ts";
+import { jsonFileBackend, type SettingsStore } from "../../main/core/settings.ts";
+import { fileStorage } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
 import { FAST_BACKOFF } from "../gateway/support.ts";
+import { wireCore } from "../harness/wired-core.ts";
 
 export const pagesDir = join(import.meta.dirname, "..", "..", "dist", "renderer");
 
@@ -28,20 +27,10 @@ export async function startTestHost(
   opts: { home?: string; refreshTimeoutMs?: number } = {},
 ): Promise<TestHost> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "pd-e2e-"));
-  const vault = await CredentialVault.open(fileStorage(join(home, "credentials.json")));
-  const settings = new SettingsStore(jsonFileBackend(join(home, "settings.json")), vault);
-  const desk = new ProgressDesk({
-    gateways: [],
-    vault,
-    clientVersion: "0.0.0-test",
-    backoff: FAST_BACKOFF,
-    ...(opts.refreshTimeoutMs ? { refreshTimeoutMs: opts.refreshTimeoutMs } : {}),
-  });
-  const service = createDeskService({
-    desk,
-    settings,
-    discovered: discoverGateway({ env: {}, explicit: { url: gw.url, token: gw.token } }),
-    openExternal: () => true,
+  const { desk, settings, service } = await wireCore(gw, {
+    storage: fileStorage(join(home, "credentials.json")),
+    backend: jsonFileBackend(join(home, "settings.json")),
+    desk: { backoff: FAST_BACKOFF, ...(opts.refreshTimeoutMs ? { refreshTimeoutMs: opts.refreshTimeoutMs } : {}) },
   });
   desk.configure(service.gateways());
   desk.start();

@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
@@ -16,6 +17,7 @@ import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 let model: ScriptedModel;
+const rig = new GatewayRig(async () => (model = await startScriptedModel()));
 let gw: TestGateway;
 let user: BareClient; // sends the chat turns
 let d: DeskHarness;
@@ -23,9 +25,7 @@ const home = mkdtempSync(join(tmpdir(), "pd-agent-runs-"));
 
 before(
   async () => {
-    model = await startScriptedModel();
-    gw = await startGateway({ model });
-    user = await connectBareClient(gw);
+    ({ gw, client: user } = await rig.start());
     d = await startDesk(gw);
     await d.waitForState("connected", 45_000);
     await warmUpAgent(user, gw);
@@ -35,9 +35,7 @@ before(
 
 after(async () => {
   d?.stop();
-  await user?.close();
-  await gw?.dispose();
-  await model?.stop();
+  await rig.stop();
   rmSync(home, { recursive: true, force: true });
 });
 

@@ -12,9 +12,10 @@ import { stepDuration } from "../../common/card-timing.ts";
 import { sessionLink } from "../../common/session-link.ts";
 import type { CardEntry } from "../../common/model.ts";
 import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
-import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
+import { startScriptedModel } from "../harness/scripted-model.ts";
 import { until } from "../harness/until.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
@@ -24,7 +25,7 @@ const root = join(import.meta.dirname, "..", "..");
 // Evaluated inside the page, not here.
 declare const document: { querySelector(s: string): unknown };
 declare const location: { pathname: string };
-let model: ScriptedModel;
+const rig = new GatewayRig(() => startScriptedModel());
 let gw: TestGateway;
 let user: BareClient;
 const dirs: string[] = [];
@@ -43,9 +44,7 @@ const desk = async (opts: Parameters<typeof startDesk>[1]): Promise<DeskHarness>
 
 before(
   async () => {
-    model = await startScriptedModel();
-    gw = await startGateway({ model });
-    user = await connectBareClient(gw);
+    ({ gw, client: user } = await rig.start());
     await warmUpAgent(user, gw);
   },
   { timeout: 300_000 },
@@ -53,9 +52,7 @@ before(
 
 after(async () => {
   for (const d of desks) d.stop();
-  await user?.close();
-  await gw?.dispose();
-  await model?.stop();
+  await rig.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

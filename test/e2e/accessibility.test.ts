@@ -12,12 +12,12 @@ import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
 import { FAKE_GW, fakeSettings, fakeSnapshot, installFake, servePages, type FakeCard } from "../browser/fake-desk.ts";
 import type { StaticServer } from "../browser/server.ts";
 import { card as fakeCard, helloOk, startFakeGateway, type FakeGateway } from "../faults/fake-gateway.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
 import { plan } from "../gateway/support.ts";
 import { axeViolations, formatViolations } from "./axe.ts";
-import { card, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, type TestHost } from "./support.ts";
 
 type PageName = "popover" | "dashboard" | "settings";
 type Scheme = "light" | "dark";
@@ -90,15 +90,9 @@ async function showFinished(page: Page): Promise<void> {
 }
 
 describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig();
   before(async () => {
-    // Both start at once; whichever did start is kept for after() even if the other failed.
-    const [started, launched] = await Promise.allSettled([startGateway(), launchChromium()]);
-    if (launched.status === "fulfilled") browser = launched.value;
-    if (started.status === "fulfilled") gw = started.value;
-    if (started.status === "rejected") throw started.reason;
-    if (launched.status === "rejected") throw launched.reason;
-    agent = await connectBareClient(gw);
-    th = await startTestHost(gw);
+    ({ gw, browser, client: agent, th } = await rig.start());
     keys.paused = await agent.createSession();
     keys.complete = await agent.createSession();
     keys.note = await agent.createSession();
@@ -129,12 +123,8 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
   });
 
   after(async () => {
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
+    await rig.stop();
     for (const f of fakes) await f.close();
-    await agent?.close();
-    await gw?.dispose();
   });
 
   test("one Gateway, live: paused, complete and note-only cards, the dismiss question", async () => {

@@ -9,13 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
-import { warmUpAgent } from "../harness/warm-up.ts";
-import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import { chromiumAvailable } from "../browser/chromium.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
-import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, openPage, type TestHost } from "./support.ts";
 import { until } from "../harness/until.ts";
 
 declare const document: any;
@@ -24,7 +22,6 @@ declare const MutationObserver: any;
 
 const root = join(import.meta.dirname, "..", "..");
 const chromium = chromiumAvailable();
-let model: ScriptedModel;
 let gw: TestGateway;
 let user: BareClient;
 let th: TestHost;
@@ -34,12 +31,10 @@ let watchOut = "";
 const home = mkdtempSync(join(tmpdir(), "pd-activity-"));
 
 describe("live activity in the popover and in watch", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig({ agent: true });
   before(
     async () => {
-      model = await startScriptedModel();
-      [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
-      user = await connectBareClient(gw);
-      th = await startTestHost(gw);
+      ({ gw, browser, client: user, th } = await rig.start());
       th.settings.update({ detector: { pollingRepeats: 4 } });
       const env: NodeJS.ProcessEnv = Object.fromEntries(
         Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
@@ -50,19 +45,13 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
         { env, stdio: ["ignore", "pipe", "pipe"] },
       );
       watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
-      await warmUpAgent(user, gw);
     },
     { timeout: 300_000 },
   );
 
   after(async () => {
     watch?.kill("SIGINT");
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
-    await user?.close();
-    await gw?.dispose();
-    await model?.stop();
+    await rig.stop();
     rmSync(home, { recursive: true, force: true });
   });
 

@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { chromiumAvailable } from "../browser/chromium.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
 import { until } from "../harness/until.ts";
-import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, openPage, type TestHost } from "./support.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -24,19 +24,12 @@ let th: TestHost;
 let browser: Browser;
 
 describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig({ host: { refreshTimeoutMs: 1500 } });
   before(async () => {
-    [gw, browser] = await Promise.all([startGateway(), launchChromium()]);
-    agent = await connectBareClient(gw);
-    th = await startTestHost(gw, { refreshTimeoutMs: 1500 });
+    ({ gw, browser, client: agent, th } = await rig.start());
   });
 
-  after(async () => {
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
-    await agent?.close();
-    await gw?.dispose();
-  });
+  after(() => rig.stop());
 
   test("a put appears; a new revision updates in place and keeps the person's choice", async () => {
     const { page, context, foreign, errors } = await openPage(browser, th.host.url, { reducedMotion: true });

@@ -3,7 +3,7 @@
 // activity line shows under the card while the run lives and goes when it ends; a tool
 // storm stays within the render budget; a polling loop is pointed out and cleared.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,12 +15,12 @@ import type { TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
 import { card, E2eRig, openPage, type TestHost } from "./support.ts";
 import { until } from "../harness/until.ts";
+import { spawnWatchJson } from "../harness/watch-cli.ts";
 
 declare const document: any;
 declare const window: any;
 declare const MutationObserver: any;
 
-const root = join(import.meta.dirname, "..", "..");
 const chromium = chromiumAvailable();
 let gw: TestGateway;
 let user: BareClient;
@@ -36,15 +36,7 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
     async () => {
       ({ gw, browser, client: user, th } = await rig.start());
       th.settings.update({ detector: { pollingRepeats: 4 } });
-      const env: NodeJS.ProcessEnv = Object.fromEntries(
-        Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
-      );
-      watch = spawn(
-        process.execPath,
-        [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token],
-        { env, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
+      watch = spawnWatchJson(gw, home, (c) => (watchOut += c));
     },
     { timeout: 300_000 },
   );

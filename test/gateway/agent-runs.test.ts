@@ -2,7 +2,6 @@
 // model is the scripted OpenAI-compatible fixture): agent-written cards, active vs paused
 // from the run lifecycle (R6), and a refresh confirmed by a newer revision (A2).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,8 +13,8 @@ import { warmUpAgent } from "../harness/warm-up.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
 import { until } from "../harness/until.ts";
+import { spawnWatchJson } from "../harness/watch-cli.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 let model: ScriptedModel;
 const rig = new GatewayRig(async () => (model = await startScriptedModel()));
 let gw: TestGateway;
@@ -41,19 +40,8 @@ after(async () => {
 
 describe("agent-written cards", () => {
   test("a card written by the agent's own progress_card tool reaches the store and watch --json", { timeout: 90_000 }, async () => {
-    const env: NodeJS.ProcessEnv = Object.fromEntries(
-      Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
-    );
-    const watch = spawn(
-      process.execPath,
-      [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token],
-      {
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
     let out = "";
-    watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    const watch = spawnWatchJson(gw, home, (c) => (out += c));
     try {
       await until("watch connected", () => out.includes('"state":"connected"'), 30_000);
       const key = await user.createSession();

@@ -10,8 +10,8 @@ export const KEY = "agent:main:dashboard:3f0c";
 export const T0 = new Date(2026, 8, 20, 14, 5, 0).getTime();
 
 /**
- * A session row with a live run started a second before T0. `extra` may carry fields only the
- * Gateway's own rows have (spawnedBy), which the renderer reads as they come.
+ * A session row with a live run that started a second before the reference time. `extra` may
+ * carry fields only the Gateway's own rows have (spawnedBy), which the renderer reads as they come.
  */
 export function sessionRow(key: string, extra: Partial<SessionInfo> & Record<string, unknown> = {}): SessionInfo {
   return {

@@ -8,7 +8,7 @@ import type { BareClient } from "../harness/bare-client.ts";
 import type { TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
 import { until } from "../harness/until.ts";
-import { card, E2eRig, openPage, type TestHost } from "./support.ts";
+import { card, E2eRig, newCardShown, openPage, type TestHost } from "./support.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -142,10 +142,7 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
   test("dismiss when the agent wrote a newer revision meanwhile: the newer card stays", async () => {
     const { page, context } = await openPage(browser, th.host.url);
     try {
-      const key = await agent.createSession();
-      await agent.put(key, { plan: plan("in_progress", "pending") });
-      const c = card(page, key);
-      await c.waitFor({ timeout: 15_000 });
+      const { key, c } = await newCardShown(agent, page, { plan: plan("in_progress", "pending") });
       await c.locator("button.dismiss").click();
       await c.getByRole("group", { name: "Clear saved progress" }).waitFor();
       // The agent moves on while the question is open.
@@ -163,10 +160,7 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
   test("refresh with no model: pending, then a timeout that offers Retry with the same key", async () => {
     const { page, context } = await openPage(browser, th.host.url);
     try {
-      const key = await agent.createSession();
-      await agent.put(key, { plan: plan("in_progress", "pending") });
-      const c = card(page, key);
-      await c.waitFor({ timeout: 15_000 });
+      const { key, c } = await newCardShown(agent, page, { plan: plan("in_progress", "pending") });
       const time = await c.locator("time").textContent();
       await c.locator("button.refresh").click();
       await page
@@ -210,10 +204,7 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
   test("offline while the Gateway is down, never shown live; recovery after restart", async () => {
     const { page, context } = await openPage(browser, th.host.url);
     try {
-      const key = await agent.createSession();
-      await agent.put(key, { markdown: "## Before the *outage*\n\nAll fine." });
-      const c = card(page, key);
-      await c.waitFor({ timeout: 15_000 });
+      const { key, c } = await newCardShown(agent, page, { markdown: "## Before the *outage*\n\nAll fine." });
       // A note-only card's header line is the note's first block, as plain text.
       assert.equal((await c.locator(".sub-text").textContent())?.trim(), "Before the outage");
       await gw.stop("SIGTERM");

@@ -2,14 +2,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import type { ProgressDesk } from "../../main/core/desk.ts";
 import { jsonFileBackend, type SettingsStore } from "../../main/core/settings.ts";
 import { fileStorage } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
 import { launchChromium } from "../browser/chromium.ts";
 import { FAST_BACKOFF } from "../gateway/support.ts";
-import type { BareClient } from "../harness/bare-client.ts";
+import type { BareClient, CardInput } from "../harness/bare-client.ts";
 import type { TestGateway } from "../harness/gateway.ts";
 import { GatewayRig } from "../harness/gateway-rig.ts";
 import { startScriptedModel } from "../harness/scripted-model.ts";
@@ -142,4 +142,13 @@ export async function openPage(
 /** The card element for a session. */
 export function card(page: Page, sessionKey: string) {
   return page.locator(`article.card[data-key*="${sessionKey}"]`);
+}
+
+/** A new session whose card `input` is put through the Gateway; resolves once `page` shows that card. */
+export async function newCardShown(agent: BareClient, page: Page, input: CardInput): Promise<{ key: string; c: Locator }> {
+  const key = await agent.createSession();
+  await agent.put(key, input);
+  const c = card(page, key);
+  await c.waitFor({ timeout: 15_000 });
+  return { key, c };
 }

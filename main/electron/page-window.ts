@@ -4,24 +4,11 @@
 import type { BrowserWindow } from "electron";
 import type { Page } from "../../common/contract.ts";
 import { pageUrl } from "./app-protocol.ts";
+import { IdleWindowSlot, type AppWindow } from "./idle-window.ts";
 import type { Schedule } from "./popover.ts";
 import { restoreBounds, type Rect, type Size } from "./window-geometry.ts";
 
-export type PageWindow = Pick<
-  BrowserWindow,
-  | "show"
-  | "hide"
-  | "focus"
-  | "isVisible"
-  | "isFocused"
-  | "isDestroyed"
-  | "destroy"
-  | "on"
-  | "loadURL"
-  | "getBounds"
-  | "setAlwaysOnTop"
-  | "isAlwaysOnTop"
->;
+export type PageWindow = AppWindow & Pick<BrowserWindow, "getBounds" | "setAlwaysOnTop" | "isAlwaysOnTop">;
 
 export type PageWindowDeps = {
   page: Exclude<Page, "popover">;
@@ -40,27 +27,25 @@ export type PageWindowDeps = {
 const SAVE_DEBOUNCE_MS = 400;
 
 export class PageWindowController {
-  private win: PageWindow | null = null;
-  private cancelDestroy: (() => void) | null = null;
+  private readonly slot: IdleWindowSlot<PageWindow>;
   private cancelSave: (() => void) | null = null;
   private readonly deps: PageWindowDeps;
 
   constructor(deps: PageWindowDeps) {
     this.deps = deps;
+    this.slot = new IdleWindowSlot(deps.schedule, deps.idleDestroyMs ?? 10 * 60_000);
   }
 
   window(): PageWindow | null {
-    return this.win && !this.win.isDestroyed() ? this.win : null;
+    return this.slot.current();
   }
 
   isFocused(): boolean {
-    const w = this.window();
-    return !!w && w.isVisible() && w.isFocused();
+    return this.slot.isFocused();
   }
 
   async open(): Promise<void> {
-    this.cancelDestroy?.();
-    this.cancelDestroy = null;
+    this.slot.keep();
     let win = this.window();
     if (!win) {
       win = this.create();
@@ -78,10 +63,9 @@ export class PageWindowController {
   }
 
   destroy(): void {
-    this.cancelDestroy?.();
+    this.slot.keep();
     this.flushBounds();
-    this.window()?.destroy();
-    this.win = null;
+    this.slot.destroy();
   }
 
   private create(): PageWindow {
@@ -100,20 +84,9 @@ export class PageWindowController {
       if (this.deps.quitting()) return;
       event.preventDefault();
       win.hide();
-      this.cancelDestroy?.();
-      this.cancelDestroy = this.deps.schedule(
-        () => {
-          this.cancelDestroy = null;
-          if (this.window() === win && !win.isVisible()) this.destroy();
-        },
-        this.deps.idleDestroyMs ?? 10 * 60_000,
-      );
+      this.slot.destroyWhenIdle(() => this.destroy());
     });
-    win.on("closed", () => {
-      if (this.win === win) this.win = null;
-    });
-    this.win = win;
-    return win;
+    return this.slot.hold(win);
   }
 
   private flushBounds(): void {

@@ -4,23 +4,10 @@
 import type { BrowserWindow, Screen } from "electron";
 import type { CardRef } from "../../common/contract.ts";
 import { pageUrl } from "./app-protocol.ts";
+import { IdleWindowSlot, type AppWindow } from "./idle-window.ts";
 import { popoverPosition, type Rect } from "./window-geometry.ts";
 
-export type PopoverWindow = Pick<
-  BrowserWindow,
-  | "show"
-  | "hide"
-  | "focus"
-  | "isVisible"
-  | "isFocused"
-  | "isDestroyed"
-  | "destroy"
-  | "setPosition"
-  | "getSize"
-  | "on"
-  | "loadURL"
-  | "setVisibleOnAllWorkspaces"
->;
+export type PopoverWindow = AppWindow & Pick<BrowserWindow, "setPosition" | "getSize" | "setVisibleOnAllWorkspaces">;
 
 export type Schedule = (fn: () => void, ms: number) => () => void;
 
@@ -43,17 +30,17 @@ export const POPOVER_IDLE_DESTROY_MS = 10 * 60_000;
 export const POPOVER_BLUR_GUARD_MS = 300;
 
 export class PopoverController {
-  private win: PopoverWindow | null = null;
+  private readonly slot: IdleWindowSlot<PopoverWindow>;
   private blurHiddenAt = Number.NEGATIVE_INFINITY;
-  private cancelDestroy: (() => void) | null = null;
   private readonly deps: PopoverDeps;
 
   constructor(deps: PopoverDeps) {
     this.deps = deps;
+    this.slot = new IdleWindowSlot(deps.schedule, deps.idleDestroyMs ?? POPOVER_IDLE_DESTROY_MS);
   }
 
   window(): PopoverWindow | null {
-    return this.win && !this.win.isDestroyed() ? this.win : null;
+    return this.slot.current();
   }
 
   isVisible(): boolean {
@@ -61,8 +48,7 @@ export class PopoverController {
   }
 
   isFocused(): boolean {
-    const w = this.window();
-    return !!w && w.isVisible() && w.isFocused();
+    return this.slot.isFocused();
   }
 
   /** The tray click (or the shortcut): open when closed, close when open. */
@@ -74,8 +60,7 @@ export class PopoverController {
 
   /** Opens the popover; with a card, scrolls to it and opens it (N4, tray menu). */
   async show(card?: CardRef): Promise<void> {
-    this.cancelDestroy?.();
-    this.cancelDestroy = null;
+    this.slot.keep();
     let win = this.window();
     const fresh = !win;
     if (!win) win = this.create();
@@ -95,22 +80,11 @@ export class PopoverController {
     if (!win || !win.isVisible()) return;
     win.hide();
     this.deps.onHide?.();
-    this.cancelDestroy?.();
-    this.cancelDestroy = this.deps.schedule(() => {
-      this.cancelDestroy = null;
-      const w = this.window();
-      if (w && !w.isVisible()) {
-        w.destroy();
-        this.win = null;
-      }
-    }, this.deps.idleDestroyMs ?? POPOVER_IDLE_DESTROY_MS);
+    this.slot.destroyWhenIdle(() => this.slot.destroy());
   }
 
   destroy(): void {
-    this.cancelDestroy?.();
-    this.cancelDestroy = null;
-    this.window()?.destroy();
-    this.win = null;
+    this.slot.destroy();
   }
 
   private create(): PopoverWindow {
@@ -123,11 +97,7 @@ export class PopoverController {
       this.blurHiddenAt = this.deps.now();
       this.hide();
     });
-    win.on("closed", () => {
-      if (this.win === win) this.win = null;
-    });
-    this.win = win;
-    return win;
+    return this.slot.hold(win);
   }
 
   private place(win: PopoverWindow): void {

@@ -7,17 +7,17 @@
 // come from one fake, "approve this device" from another; everything else is the real Gateway.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
 import { FAKE_GW, fakeSettings, fakeSnapshot, installFake, servePages, type FakeCard } from "../browser/fake-desk.ts";
 import type { StaticServer } from "../browser/server.ts";
 import { card as fakeCard, helloOk, startFakeGateway, type FakeGateway } from "../faults/fake-gateway.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
 import { plan } from "../gateway/support.ts";
 import { axeViolations, formatViolations } from "./axe.ts";
-import { card, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, type TestHost } from "./support.ts";
 
 type PageName = "popover" | "dashboard" | "settings";
 type Scheme = "light" | "dark";
@@ -44,23 +44,27 @@ const pageUrl = (name: PageName) => th.host.pageUrl(name);
 type Check = (label: string) => Promise<void>;
 
 /**
- * Opens `name` in `scheme` (under the pages' own CSP: axe is evaluated through DevTools),
- * waits for `ready`, runs axe, and returns the violations as readable text (none: empty).
- * `more` brings the same page into further states and checks each.
+ * Opens `url`, the page `name`, in `scheme` in a context of its own (which `prepare` may set up
+ * first), under the pages' own CSP (axe is evaluated through DevTools). `states` brings the page
+ * into each state and checks it; returns the violations and page errors as readable text
+ * (none: empty). `where` names the run in the page-error line.
  */
-async function audit(
+async function auditIn(
+  inBrowser: Browser,
   name: PageName,
   scheme: Scheme,
-  state: string,
-  ready: (page: Page) => Promise<void>,
-  more?: (page: Page, check: Check) => Promise<void>,
+  where: string,
+  url: string,
+  states: (page: Page, check: Check) => Promise<void>,
+  prepare?: (context: BrowserContext) => Promise<void>,
 ): Promise<string[]> {
-  const context = await browser.newContext({
+  const context = await inBrowser.newContext({
     viewport: { width: name === "popover" ? 400 : 960, height: 900 },
     colorScheme: scheme,
     // No transition is caught half way (a colour mid-fade is no colour the person sees at rest).
     reducedMotion: "reduce",
   });
+  await prepare?.(context);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -70,15 +74,31 @@ async function audit(
     if (violations.length > 0) found.push(formatViolations(`${name} · ${scheme} · ${label}`, violations));
   };
   try {
-    await page.goto(pageUrl(name));
-    await ready(page);
-    await check(state);
-    if (more) await more(page, check);
-    if (errors.length > 0) found.push(`${name} · ${scheme} · ${state}: page errors: ${errors.join("; ")}`);
+    await page.goto(url);
+    await states(page, check);
+    if (errors.length > 0) found.push(`${where}: page errors: ${errors.join("; ")}`);
   } finally {
     await context.close();
   }
   return found;
+}
+
+/**
+ * Opens `name` from the real desk in `scheme`, waits for `ready`, checks it as `state`; `more`
+ * brings the same page into further states and checks each.
+ */
+async function audit(
+  name: PageName,
+  scheme: Scheme,
+  state: string,
+  ready: (page: Page) => Promise<void>,
+  more?: (page: Page, check: Check) => Promise<void>,
+): Promise<string[]> {
+  return auditIn(browser, name, scheme, `${name} · ${scheme} · ${state}`, pageUrl(name), async (page, check) => {
+    await ready(page);
+    await check(state);
+    if (more) await more(page, check);
+  });
 }
 
 function assertNone(found: string[]): void {
@@ -90,15 +110,9 @@ async function showFinished(page: Page): Promise<void> {
 }
 
 describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig();
   before(async () => {
-    // Both start at once; whichever did start is kept for after() even if the other failed.
-    const [started, launched] = await Promise.allSettled([startGateway(), launchChromium()]);
-    if (launched.status === "fulfilled") browser = launched.value;
-    if (started.status === "fulfilled") gw = started.value;
-    if (started.status === "rejected") throw started.reason;
-    if (launched.status === "rejected") throw launched.reason;
-    agent = await connectBareClient(gw);
-    th = await startTestHost(gw);
+    ({ gw, browser, client: agent, th } = await rig.start());
     keys.paused = await agent.createSession();
     keys.complete = await agent.createSession();
     keys.note = await agent.createSession();
@@ -129,12 +143,8 @@ describe("accessibility: axe-core, WCAG 2.1 A/AA", { skip: chromium.ok ? false :
   });
 
   after(async () => {
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
+    await rig.stop();
     for (const f of fakes) await f.close();
-    await agent?.close();
-    await gw?.dispose();
   });
 
   test("one Gateway, live: paused, complete and note-only cards, the dismiss question", async () => {
@@ -365,28 +375,9 @@ describe(
       states: (page: Page, check: Check) => Promise<void>,
     ): Promise<string[]> {
       const all = scaleCards();
-      const context = await fakeBrowser.newContext({
-        viewport: { width: name === "popover" ? 400 : 960, height: 900 },
-        colorScheme: scheme,
-        reducedMotion: "reduce",
-      });
-      await installFake(context, fakeSnapshot(all), fakeSettings({ pinned: all.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) }));
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on("pageerror", (e) => errors.push(String(e)));
-      const found: string[] = [];
-      const check = async (label: string) => {
-        const violations = await axeViolations(page);
-        if (violations.length > 0) found.push(formatViolations(`${name} · ${scheme} · ${label}`, violations));
-      };
-      try {
-        await page.goto(`${server.origin}/${name}.html`);
-        await states(page, check);
-        if (errors.length > 0) found.push(`${name} · ${scheme}: page errors: ${errors.join("; ")}`);
-      } finally {
-        await context.close();
-      }
-      return found;
+      return auditIn(fakeBrowser, name, scheme, `${name} · ${scheme}`, `${server.origin}/${name}.html`, states, (context) =>
+        installFake(context, fakeSnapshot(all), fakeSettings({ pinned: all.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) })),
+      );
     }
 
     test("popover groups closed and open; dashboard sections, sub-agent headers and a filter", async () => {

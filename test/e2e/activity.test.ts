@@ -3,28 +3,25 @@
 // activity line shows under the card while the run lives and goes when it ends; a tool
 // storm stays within the render budget; a polling loop is pointed out and cleared.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
-import { warmUpAgent } from "../harness/warm-up.ts";
-import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import { chromiumAvailable } from "../browser/chromium.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
-import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, openPage, type TestHost } from "./support.ts";
 import { until } from "../harness/until.ts";
+import { spawnWatchJson } from "../harness/watch-cli.ts";
 
 declare const document: any;
 declare const window: any;
 declare const MutationObserver: any;
 
-const root = join(import.meta.dirname, "..", "..");
 const chromium = chromiumAvailable();
-let model: ScriptedModel;
 let gw: TestGateway;
 let user: BareClient;
 let th: TestHost;
@@ -34,35 +31,19 @@ let watchOut = "";
 const home = mkdtempSync(join(tmpdir(), "pd-activity-"));
 
 describe("live activity in the popover and in watch", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig({ agent: true });
   before(
     async () => {
-      model = await startScriptedModel();
-      [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
-      user = await connectBareClient(gw);
-      th = await startTestHost(gw);
+      ({ gw, browser, client: user, th } = await rig.start());
       th.settings.update({ detector: { pollingRepeats: 4 } });
-      const env: NodeJS.ProcessEnv = Object.fromEntries(
-        Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
-      );
-      watch = spawn(
-        process.execPath,
-        [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token],
-        { env, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      watch.stdout!.setEncoding("utf8").on("data", (c: string) => (watchOut += c));
-      await warmUpAgent(user, gw);
+      watch = spawnWatchJson(gw, home, (c) => (watchOut += c));
     },
     { timeout: 300_000 },
   );
 
   after(async () => {
     watch?.kill("SIGINT");
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
-    await user?.close();
-    await gw?.dispose();
-    await model?.stop();
+    await rig.stop();
     rmSync(home, { recursive: true, force: true });
   });
 

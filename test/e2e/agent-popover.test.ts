@@ -4,13 +4,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
-import { warmUpAgent } from "../harness/warm-up.ts";
-import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import { chromiumAvailable } from "../browser/chromium.ts";
+import type { BareClient } from "../harness/bare-client.ts";
 import { plan } from "../gateway/support.ts";
-import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, openPage, type TestHost } from "./support.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -18,8 +15,6 @@ declare const window: any;
 declare const MutationObserver: any;
 
 const chromium = chromiumAvailable();
-let model: ScriptedModel;
-let gw: TestGateway;
 let user: BareClient;
 let th: TestHost;
 let browser: Browser;
@@ -35,25 +30,15 @@ const focused = (page: Page) =>
   });
 
 describe("popover with a real agent", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig({ agent: true });
   before(
     async () => {
-      model = await startScriptedModel();
-      [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
-      user = await connectBareClient(gw);
-      th = await startTestHost(gw);
-      await warmUpAgent(user, gw);
+      ({ browser, client: user, th } = await rig.start());
     },
     { timeout: 300_000 },
   );
 
-  after(async () => {
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
-    await user?.close();
-    await gw?.dispose();
-    await model?.stop();
-  });
+  after(() => rig.stop());
 
   test("an agent-written card is active while the run lives and paused after it ends unfinished", { timeout: 60_000 }, async () => {
     const { page, context, errors } = await openPage(browser, th.host.url, { reducedMotion: true });

@@ -4,37 +4,23 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { chromiumAvailable } from "../browser/chromium.ts";
+import type { BareClient } from "../harness/bare-client.ts";
 import { until } from "../harness/until.ts";
-import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, openPage, type TestHost } from "./support.ts";
 
 const chromium = chromiumAvailable();
-let gw: TestGateway;
 let agent: BareClient;
 let th: TestHost;
 let browser: Browser;
 
 describe("the host's origins in a browser", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig();
   before(async () => {
-    // Both are kept even if the other fails, so `after` can stop whichever started.
-    const [g, b] = await Promise.allSettled([startGateway(), launchChromium()]);
-    if (g.status === "fulfilled") gw = g.value;
-    if (b.status === "fulfilled") browser = b.value;
-    if (g.status === "rejected") throw g.reason;
-    if (b.status === "rejected") throw b.reason;
-    agent = await connectBareClient(gw);
-    th = await startTestHost(gw);
+    ({ browser, client: agent, th } = await rig.start());
   });
 
-  after(async () => {
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
-    await agent?.close();
-    await gw?.dispose();
-  });
+  after(() => rig.stop());
 
   test("a page loaded from localhost opens its socket there and shows a card", async () => {
     const url = th.host.url.replace("://127.0.0.1:", "://localhost:");

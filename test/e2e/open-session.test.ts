@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { sessionLink } from "../../common/session-link.ts";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { chromiumAvailable } from "../browser/chromium.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
-import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, openPage, type TestHost } from "./support.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const window: any;
@@ -24,19 +24,12 @@ let th: TestHost;
 let browser: Browser;
 
 describe("open the session from a card", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig();
   before(async () => {
-    [gw, browser] = await Promise.all([startGateway(), launchChromium()]);
-    agent = await connectBareClient(gw);
-    th = await startTestHost(gw);
+    ({ gw, browser, client: agent, th } = await rig.start());
   });
 
-  after(async () => {
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
-    await agent?.close();
-    await gw?.dispose();
-  });
+  after(() => rig.stop());
 
   test("shown only where a route exists; Enter on it opens that session's link in a new tab", { timeout: 90_000 }, async () => {
     const { page, context, errors } = await openPage(browser, th.host.url, { reducedMotion: true });

@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { chromiumAvailable } from "../browser/chromium.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
 import { until } from "../harness/until.ts";
-import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, newCardShown, openPage, type TestHost } from "./support.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -24,19 +24,12 @@ let th: TestHost;
 let browser: Browser;
 
 describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig({ host: { refreshTimeoutMs: 1500 } });
   before(async () => {
-    [gw, browser] = await Promise.all([startGateway(), launchChromium()]);
-    agent = await connectBareClient(gw);
-    th = await startTestHost(gw, { refreshTimeoutMs: 1500 });
+    ({ gw, browser, client: agent, th } = await rig.start());
   });
 
-  after(async () => {
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
-    await agent?.close();
-    await gw?.dispose();
-  });
+  after(() => rig.stop());
 
   test("a put appears; a new revision updates in place and keeps the person's choice", async () => {
     const { page, context, foreign, errors } = await openPage(browser, th.host.url, { reducedMotion: true });
@@ -149,10 +142,7 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
   test("dismiss when the agent wrote a newer revision meanwhile: the newer card stays", async () => {
     const { page, context } = await openPage(browser, th.host.url);
     try {
-      const key = await agent.createSession();
-      await agent.put(key, { plan: plan("in_progress", "pending") });
-      const c = card(page, key);
-      await c.waitFor({ timeout: 15_000 });
+      const { key, c } = await newCardShown(agent, page, { plan: plan("in_progress", "pending") });
       await c.locator("button.dismiss").click();
       await c.getByRole("group", { name: "Clear saved progress" }).waitFor();
       // The agent moves on while the question is open.
@@ -170,10 +160,7 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
   test("refresh with no model: pending, then a timeout that offers Retry with the same key", async () => {
     const { page, context } = await openPage(browser, th.host.url);
     try {
-      const key = await agent.createSession();
-      await agent.put(key, { plan: plan("in_progress", "pending") });
-      const c = card(page, key);
-      await c.waitFor({ timeout: 15_000 });
+      const { key, c } = await newCardShown(agent, page, { plan: plan("in_progress", "pending") });
       const time = await c.locator("time").textContent();
       await c.locator("button.refresh").click();
       await page
@@ -217,10 +204,7 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
   test("offline while the Gateway is down, never shown live; recovery after restart", async () => {
     const { page, context } = await openPage(browser, th.host.url);
     try {
-      const key = await agent.createSession();
-      await agent.put(key, { markdown: "## Before the *outage*\n\nAll fine." });
-      const c = card(page, key);
-      await c.waitFor({ timeout: 15_000 });
+      const { key, c } = await newCardShown(agent, page, { markdown: "## Before the *outage*\n\nAll fine." });
       // A note-only card's header line is the note's first block, as plain text.
       assert.equal((await c.locator(".sub-text").textContent())?.trim(), "Before the outage");
       await gw.stop("SIGTERM");

@@ -6,16 +6,15 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { KEYCHAIN_UNAVAILABLE, SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
-import { createDeskService } from "../../main/core/desk-service.ts";
-import { ProgressDesk } from "../../main/core/desk.ts";
-import { discoverGateway } from "../../main/core/discovery.ts";
-import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
-import { CredentialVault, memoryStorage, type SecretStorage } from "../../main/core/vault.ts";
+import type { ProgressDesk } from "../../main/core/desk.ts";
+import type { SettingsStore } from "../../main/core/settings.ts";
+import { memoryStorage, type CredentialVault, type SecretStorage } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
 import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
 import { startFakeGateway, type FakeGateway } from "../faults/fake-gateway.ts";
 import { startTrapGateway } from "../faults/trap-gateway.ts";
 import { until } from "../harness/until.ts";
+import { wireCore } from "../harness/wired-core.ts";
 import { openPage, pagesDir } from "./support.ts";
 
 const chromium = chromiumAvailable();
@@ -26,15 +25,7 @@ let home: FakeGateway;
 async function hostWith(
   storage: SecretStorage,
 ): Promise<{ host: Host; desk: ProgressDesk; settings: SettingsStore; vault: CredentialVault }> {
-  const vault = await CredentialVault.open(storage);
-  const settings = new SettingsStore(memoryBackend(), vault);
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
-  const service = createDeskService({
-    desk,
-    settings,
-    discovered: discoverGateway({ env: {}, explicit: { url: home.url } }),
-    openExternal: () => true,
-  });
+  const { vault, settings, desk, service } = await wireCore({ url: home.url }, { storage });
   desk.configure(service.gateways());
   desk.start();
   const host = await startHost({ service, pagesDir });

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { chromiumAvailable } from "../browser/chromium.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
 import { plan } from "../gateway/support.ts";
-import { card, openPage, removeHome, startTestHost, type TestHost } from "./support.ts";
+import { card, E2eRig, openPage, type TestHost } from "./support.ts";
 import { until } from "../harness/until.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
@@ -26,19 +26,12 @@ const titleSwitch = (page: Page) => page.getByRole("switch", { name: /^Show a ti
 const cardsSwitch = (page: Page) => page.getByRole("switch", { name: /^Show task progress cards/ });
 
 describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const rig = new E2eRig();
   before(async () => {
-    [gw, browser] = await Promise.all([startGateway(), launchChromium()]);
-    agent = await connectBareClient(gw);
-    th = await startTestHost(gw);
+    ({ gw, browser, client: agent, th } = await rig.start());
   });
 
-  after(async () => {
-    await browser?.close();
-    await th?.stop();
-    if (th) removeHome(th.home);
-    await agent?.close();
-    await gw?.dispose();
-  });
+  after(() => rig.stop());
 
   test("Copy diagnostics puts the redacted report on the clipboard (the page copies what the host returns)", async () => {
     const opened = await openPage(browser, settingsUrl(th));
@@ -88,9 +81,7 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
       await first.context.close();
     }
 
-    const home = th.home;
-    await th.stop();
-    th = await startTestHost(gw, { home });
+    th = await rig.restartHost();
 
     const second = await openPage(browser, settingsUrl(th));
     try {

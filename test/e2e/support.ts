@@ -2,15 +2,20 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { historyPath, openHistoryFile } from "../../main/core/card-history-file.ts";
-import { createDeskService } from "../../main/core/desk-service.ts";
-import { ProgressDesk } from "../../main/core/desk.ts";
-import { discoverGateway } from "../../main/core/discovery.ts";
-import { jsonFileBackend, SettingsStore } from "../../main/core/settings.ts";
-import { CredentialVault, fileStorage } from "../../main/core/vault.ts";
+import type { ProgressDesk } from "../../main/core/desk.ts";
+import { jsonFileBackend, type SettingsStore } from "../../main/core/settings.ts";
+import { fileStorage } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
+import { launchChromium } from "../browser/chromium.ts";
 import { FAST_BACKOFF } from "../gateway/support.ts";
+import type { BareClient, CardInput } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
+import { startScriptedModel } from "../harness/scripted-model.ts";
+import { warmUpAgent } from "../harness/warm-up.ts";
+import { wireCore } from "../harness/wired-core.ts";
 
 export const pagesDir = join(import.meta.dirname, "..", "..", "dist", "renderer");
 
@@ -30,21 +35,14 @@ export async function startTestHost(
   opts: { home?: string; refreshTimeoutMs?: number; history?: boolean } = {},
 ): Promise<TestHost> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "pd-e2e-"));
-  const vault = await CredentialVault.open(fileStorage(join(home, "credentials.json")));
-  const settings = new SettingsStore(jsonFileBackend(join(home, "settings.json")), vault);
-  const desk = new ProgressDesk({
-    gateways: [],
-    vault,
-    clientVersion: "0.0.0-test",
-    backoff: FAST_BACKOFF,
-    ...(opts.refreshTimeoutMs ? { refreshTimeoutMs: opts.refreshTimeoutMs } : {}),
-    ...(opts.history ? { history: openHistoryFile(historyPath(home)) } : {}),
-  });
-  const service = createDeskService({
-    desk,
-    settings,
-    discovered: discoverGateway({ env: {}, explicit: { url: gw.url, token: gw.token } }),
-    openExternal: () => true,
+  const { desk, settings, service } = await wireCore(gw, {
+    storage: fileStorage(join(home, "credentials.json")),
+    backend: jsonFileBackend(join(home, "settings.json")),
+    desk: {
+      backoff: FAST_BACKOFF,
+      ...(opts.refreshTimeoutMs ? { refreshTimeoutMs: opts.refreshTimeoutMs } : {}),
+      ...(opts.history ? { history: openHistoryFile(historyPath(home)) } : {}),
+    },
   });
   desk.configure(service.gateways());
   desk.start();
@@ -64,6 +62,58 @@ export async function startTestHost(
 
 export function removeHome(home: string): void {
   rmSync(home, { recursive: true, force: true });
+}
+
+export type E2eRigOptions = { agent?: boolean; host?: { refreshTimeoutMs?: number } };
+
+/** What an end-to-end suite runs against, once `E2eRig.start` has started it all. */
+export type E2eParts = { gw: TestGateway; browser: Browser; client: BareClient; th: TestHost };
+
+/**
+ * A suite's real Gateway (with a bare client on it), real Chromium and a test host on its own
+ * data folder. With `agent`, the Gateway runs the scripted model and its first (slow) agent turn
+ * is taken before any test. `stop` stops whatever did start, even after a failed `start`.
+ */
+export class E2eRig {
+  private readonly gateway: GatewayRig;
+  private gw?: TestGateway;
+  private browser?: Browser;
+  private th?: TestHost;
+  private readonly opts: E2eRigOptions;
+
+  constructor(opts: E2eRigOptions = {}) {
+    this.opts = opts;
+    this.gateway = new GatewayRig(opts.agent ? () => startScriptedModel() : undefined);
+  }
+
+  async start(): Promise<E2eParts> {
+    // Both start at once; whichever did start is kept for stop() even if the other failed.
+    const [started, launched] = await Promise.allSettled([this.gateway.start(), launchChromium()]);
+    if (launched.status === "fulfilled") this.browser = launched.value;
+    if (started.status === "rejected") throw started.reason;
+    if (launched.status === "rejected") throw launched.reason;
+    const { gw, client } = started.value;
+    this.gw = gw;
+    const th = (this.th = await startTestHost(gw, this.opts.host));
+    if (this.opts.agent) await warmUpAgent(client, gw);
+    return { gw, browser: launched.value, client, th };
+  }
+
+  /** Stops the test host and starts a new one on the same data folder (a restart of the app). */
+  async restartHost(): Promise<TestHost> {
+    if (!this.gw || !this.th) throw new Error("restartHost before start");
+    const home = this.th.home;
+    await this.th.stop();
+    this.th = await startTestHost(this.gw, { ...this.opts.host, home });
+    return this.th;
+  }
+
+  async stop(): Promise<void> {
+    await this.browser?.close();
+    await this.th?.stop();
+    if (this.th) removeHome(this.th.home);
+    await this.gateway.stop();
+  }
 }
 
 /** A page that records console errors and every request that is not to the host. */
@@ -98,4 +148,13 @@ export async function openPage(
 /** The card element for a session. */
 export function card(page: Page, sessionKey: string) {
   return page.locator(`article.card[data-key*="${sessionKey}"]`);
+}
+
+/** A new session whose card `input` is put through the Gateway; resolves once `page` shows that card. */
+export async function newCardShown(agent: BareClient, page: Page, input: CardInput): Promise<{ key: string; c: Locator }> {
+  const key = await agent.createSession();
+  await agent.put(key, input);
+  const c = card(page, key);
+  await c.waitFor({ timeout: 15_000 });
+  return { key, c };
 }

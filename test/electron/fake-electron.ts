@@ -3,7 +3,7 @@
 // notifications, power events, theme and shortcuts are recorded stand-ins with just the
 // behaviour the shell relies on. Each fake keeps what it was given so tests can assert on it; `emit` plays the
 // OS's part with Electron's argument order (a preventable event first where Electron sends
-// one: build it with `fakeEvent`). Also a manual clock and scheduler for timed behaviour.
+// one: build it with `fakeEvent`). Timed behaviour uses test/unit/fake-clock.ts.
 // Each fake is cast to the real Electron type at the point of use.
 import type { MenuItemConstructorOptions, NotificationConstructorOptions } from "electron";
 import type { SenderEvent } from "../../main/electron/ipc.ts";
@@ -45,50 +45,6 @@ export function fakeEvent<T extends object>(extra: T = {} as T): T & { defaultPr
     },
   };
   return e;
-}
-
-/**
- * A manual clock and scheduler: nothing runs until `advance` moves time past a task's
- * due time; tasks run in due order (then in the order they were scheduled).
- */
-export class ManualScheduler {
-  private time: number;
-  private seq = 0;
-  private tasks: { at: number; seq: number; fn: () => void; ms: number }[] = [];
-  /** Every delay ever asked for, in order. */
-  readonly requested: number[] = [];
-
-  constructor(start = 1_000_000) {
-    this.time = start;
-  }
-
-  readonly now = (): number => this.time;
-
-  readonly schedule = (fn: () => void, ms: number): (() => void) => {
-    const task = { at: this.time + ms, seq: this.seq++, fn, ms };
-    this.tasks.push(task);
-    this.requested.push(ms);
-    return () => {
-      this.tasks = this.tasks.filter((t) => t !== task);
-    };
-  };
-
-  /** How many tasks are waiting. */
-  pending(): number {
-    return this.tasks.length;
-  }
-
-  advance(ms: number): void {
-    const end = this.time + ms;
-    for (;;) {
-      const due = this.tasks.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (!due) break;
-      this.tasks = this.tasks.filter((t) => t !== due);
-      this.time = due.at;
-      due.fn();
-    }
-    this.time = end;
-  }
 }
 
 type OpenHandler = (details: { url: string }) => { action: string };

@@ -1,16 +1,17 @@
-// The dashboard and Settings windows (main/electron/page-window.ts): created on first open at a restored frame, closing hides (quitting closes), hidden ones destroyed after ten minutes, frames saved after a debounce, always-on-top applied only on change. FAKE windows stand in for Electron; time is a manual scheduler.
+// The dashboard and Settings windows (main/electron/page-window.ts): created on first open at a restored frame, closing hides (quitting closes), hidden ones destroyed after ten minutes, frames saved after a debounce, always-on-top applied only on change. FAKE windows stand in for Electron; time is a FakeClock.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { PageWindowController, type PageWindow, type PageWindowDeps } from "../../main/electron/page-window.ts";
 import type { Rect } from "../../main/electron/window-geometry.ts";
-import { FakeWindow, ManualScheduler } from "./fake-electron.ts";
+import { FakeClock } from "../unit/fake-clock.ts";
+import { FakeWindow } from "./fake-electron.ts";
 
 const A: Rect = { x: 0, y: 0, width: 1440, height: 900 };
 const PREFERRED = { width: 900, height: 640 };
 const TEN_MINUTES = 10 * 60_000;
 
 function setup(opts: Partial<PageWindowDeps> & { saved?: Rect | null; noSave?: boolean } = {}) {
-  const clock = new ManualScheduler();
+  const clock = new FakeClock();
   const windows: FakeWindow[] = [];
   const created: Rect[] = [];
   const saved: Rect[] = [];
@@ -50,7 +51,7 @@ describe("PageWindowController: creating and opening", () => {
     controller.destroy();
     assert.equal(windows.length, 0);
     assert.deepEqual(saved, []);
-    assert.equal(clock.pending(), 0);
+    assert.equal(clock.pending, 0);
   });
 
   test("open creates the window at the saved frame, loads the page, shows and focuses it", async () => {
@@ -139,7 +140,7 @@ describe("PageWindowController: closing", () => {
     win().userClose();
     clock.advance(5 * 60_000);
     await controller.open();
-    assert.equal(clock.pending(), 0);
+    assert.equal(clock.pending, 0);
     clock.advance(TEN_MINUTES);
     assert.equal(win().destroyed, false);
     assert.equal(windows.length, 1);
@@ -153,7 +154,7 @@ describe("PageWindowController: closing", () => {
     clock.advance(9 * 60_000);
     await controller.open();
     win().userClose();
-    assert.equal(clock.pending(), 1);
+    assert.equal(clock.pending, 1);
     clock.advance(9 * 60_000);
     assert.equal(win().destroyed, false);
     clock.advance(60_000);
@@ -178,7 +179,7 @@ describe("PageWindowController: closing", () => {
     assert.equal(win().destroyed, true);
     assert.equal(controller.window(), null);
     assert.deepEqual(saved, [{ x: 10, y: 20, width: 700, height: 500 }]);
-    assert.equal(clock.pending(), 0);
+    assert.equal(clock.pending, 0);
   });
 
   test("closing saves the frame at once, even within a pending debounce", async () => {
@@ -208,7 +209,7 @@ describe("PageWindowController: closing", () => {
     assert.deepEqual(saved, [{ x: 77, y: 88, width: 900, height: 640 }]);
     assert.equal(win().destroyed, true);
     assert.equal(controller.window(), null);
-    assert.equal(clock.pending(), 0);
+    assert.equal(clock.pending, 0);
   });
 });
 
@@ -223,10 +224,10 @@ describe("PageWindowController: saving the frame", () => {
     win().moveTo({ width: 1000, height: 700 }, "resize");
     clock.advance(399);
     assert.deepEqual(saved, []);
-    assert.equal(clock.pending(), 1);
+    assert.equal(clock.pending, 1);
     clock.advance(1);
     assert.deepEqual(saved, [{ x: 20, y: 130, width: 1000, height: 700 }]);
-    assert.equal(clock.pending(), 0);
+    assert.equal(clock.pending, 0);
   });
 
   test("two bursts apart save twice", async () => {
@@ -247,7 +248,7 @@ describe("PageWindowController: saving the frame", () => {
     await controller.open();
     win().moveTo({ x: 5 });
     win().moveTo({ width: 1000 }, "resize");
-    assert.equal(clock.pending(), 0);
+    assert.equal(clock.pending, 0);
     assert.equal(win().userClose(), true);
   });
 });

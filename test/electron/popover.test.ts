@@ -11,7 +11,8 @@ import {
 } from "../../main/electron/popover.ts";
 import type { Rect } from "../../main/electron/window-geometry.ts";
 import type { CardRef } from "../../common/contract.ts";
-import { FakeWindow, ManualScheduler } from "./fake-electron.ts";
+import { FakeClock } from "../unit/fake-clock.ts";
+import { FakeWindow } from "./fake-electron.ts";
 
 const MAC: Rect = { x: 0, y: 25, width: 1440, height: 875 };
 const TRAY: Rect = { x: 1000, y: 0, width: 24, height: 22 };
@@ -21,7 +22,7 @@ const card: CardRef = { gatewayId: "home", sessionKey: "agent:main:main#1", agen
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function setup(opts: Partial<PopoverDeps> & { workArea?: Rect; cursor?: { x: number; y: number } } = {}) {
-  const clock = new ManualScheduler();
+  const clock = new FakeClock();
   const windows: FakeWindow[] = [];
   const matched: Rect[] = [];
   const events: string[] = [];
@@ -45,7 +46,7 @@ function setup(opts: Partial<PopoverDeps> & { workArea?: Rect; cursor?: { x: num
     screen: screen as unknown as Pick<Screen, "getDisplayMatching" | "getDisplayNearestPoint" | "getCursorScreenPoint">,
     trayBounds: () => state.tray,
     schedule: clock.schedule,
-    now: clock.now,
+    now: () => clock.now,
     onShow: () => events.push("onShow"),
     onHide: () => events.push("onHide"),
     keepOpenOnBlur: () => state.keepOpen,
@@ -251,11 +252,11 @@ describe("PopoverController: blur, toggle and the click guard", () => {
     const { popover, events, clock, last } = setup();
     await popover.show();
     popover.hide();
-    const pending = clock.pending();
+    const pending = clock.pending;
     popover.hide();
     assert.deepEqual(events, ["onShow", "onHide"]);
     assert.equal(last().calls.filter((c) => c === "hide").length, 1);
-    assert.equal(clock.pending(), pending);
+    assert.equal(clock.pending, pending);
   });
 });
 
@@ -295,7 +296,7 @@ describe("PopoverController: idle destruction", () => {
     popover.hide();
     clock.advance(9 * 60_000);
     await popover.show();
-    assert.equal(clock.pending(), 0);
+    assert.equal(clock.pending, 0);
     clock.advance(2 * 60_000);
     assert.equal(windows[0]?.destroyed, false);
     assert.equal(popover.isVisible(), true);
@@ -309,7 +310,7 @@ describe("PopoverController: idle destruction", () => {
     clock.advance(5 * 60_000);
     await popover.show();
     popover.hide();
-    assert.equal(clock.pending(), 1);
+    assert.equal(clock.pending, 1);
     clock.advance(9 * 60_000);
     assert.equal(windows[0]?.destroyed, false);
     clock.advance(60_000);
@@ -341,7 +342,7 @@ describe("PopoverController: idle destruction", () => {
     popover.hide();
     popover.destroy();
     assert.equal(windows[0]?.destroyed, true);
-    assert.equal(clock.pending(), 0);
+    assert.equal(clock.pending, 0);
     assert.equal(popover.window(), null);
   });
 });

@@ -20,7 +20,8 @@ import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
 import { plan } from "../gateway/support.ts";
 import { startTcpRelay, type TcpRelay } from "../gateway/tcp-relay.ts";
-import { fakeElectron, ManualScheduler, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
+import { fakeElectron, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
+import { FakeClock } from "../unit/fake-clock.ts";
 import { pinKeyOf } from "../../common/keys.ts";
 
 const AWAY_MS = 6 * 60_000; // more than the 5 minutes of N6
@@ -120,10 +121,10 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
   test("one session's quick milestones coalesce into one notice, not a backlog", { timeout: 60_000 }, async () => {
     // The policy's clock stands still unless the test moves it: "inside the interval" holds
     // however slowly a loaded machine writes the cards.
-    const clock = new ManualScheduler(Date.now());
+    const clock = new FakeClock(Date.now());
     const r = await rig({
       policy: { perSessionIntervalMs: 8000, globalWindowMs: 60_000, globalMaxPerWindow: 1000 },
-      now: clock.now,
+      now: () => clock.now,
       schedule: clock.schedule,
     });
     const key = await agent.createSession();
@@ -151,10 +152,10 @@ describe("N2 throttle, coalescing, own actions and quiet hours", () => {
 
   test("beyond the overall cap, several sessions' changes go out as one summary", { timeout: 60_000 }, async () => {
     // A clock that stands still: all four cards fall in one window, however slowly they are written.
-    const clock = new ManualScheduler(Date.now());
+    const clock = new FakeClock(Date.now());
     const r = await rig({
       policy: { perSessionIntervalMs: 0, globalWindowMs: 4000, globalMaxPerWindow: 2 },
-      now: clock.now,
+      now: () => clock.now,
       schedule: clock.schedule,
     });
     const keys: string[] = [];

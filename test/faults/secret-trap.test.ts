@@ -4,12 +4,9 @@
 // official client; the home Gateway and the TRAP are FAKES on loopback (trap-gateway.ts).
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { createDeskService } from "../../main/core/desk-service.ts";
-import { ProgressDesk } from "../../main/core/desk.ts";
-import { discoverGateway } from "../../main/core/discovery.ts";
-import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
-import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
+import { memoryStorage } from "../../main/core/vault.ts";
 import { until } from "../harness/until.ts";
+import { wireCore } from "../harness/wired-core.ts";
 import { helloOk, startFakeGateway } from "./fake-gateway.ts";
 import { startTrapGateway } from "./trap-gateway.ts";
 
@@ -36,15 +33,7 @@ for (const [what, SECRETS, field, sent] of CASES)
     });
     const trap = await startTrapGateway();
     const storage = memoryStorage();
-    const vault = await CredentialVault.open(storage);
-    const settings = new SettingsStore(memoryBackend(), vault);
-    const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
-    const service = createDeskService({
-      desk,
-      settings,
-      discovered: discoverGateway({ env: {}, explicit: { url: home.url } }),
-      openExternal: () => true,
-    });
+    const { vault, settings, desk, service } = await wireCore({ url: home.url }, { storage });
     cleanups.push(
       () => home.close(),
       () => trap.close(),

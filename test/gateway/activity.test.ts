@@ -5,14 +5,15 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ActivityTracker, type ActivityOptions } from "../../main/core/activity.ts";
 import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import type { TestGateway } from "../harness/gateway.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
-import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import { startScriptedModel } from "../harness/scripted-model.ts";
 import { until } from "../harness/until.ts";
 import type { SessionActivity } from "../../common/model.ts";
 
 const GW = "test-gateway";
-let model: ScriptedModel;
+const rig = new GatewayRig(() => startScriptedModel());
 let gw: TestGateway;
 let user: BareClient; // starts the turns
 let observer: BareClient; // only watches
@@ -48,9 +49,7 @@ function track(key: () => string | null, opts: Partial<ActivityOptions> = {}) {
 
 before(
   async () => {
-    model = await startScriptedModel();
-    gw = await startGateway({ model });
-    user = await connectBareClient(gw);
+    ({ gw, client: user } = await rig.start());
     observer = await connectBareClient(gw);
     pump = setInterval(feed, 10);
     await warmUpAgent(user, gw);
@@ -62,9 +61,7 @@ after(async () => {
   if (pump) clearInterval(pump);
   for (const t of trackers) t.dispose();
   await observer?.close();
-  await user?.close();
-  await gw?.dispose();
-  await model?.stop();
+  await rig.stop();
 });
 
 describe("activity from real agent runs", () => {

@@ -2,20 +2,21 @@
 // model is the scripted OpenAI-compatible fixture): agent-written cards, active vs paused
 // from the run lifecycle (R6), and a refresh confirmed by a newer revision (A2).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
 import { until } from "../harness/until.ts";
+import { spawnWatchJson } from "../harness/watch-cli.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 let model: ScriptedModel;
+const rig = new GatewayRig(async () => (model = await startScriptedModel()));
 let gw: TestGateway;
 let user: BareClient; // sends the chat turns
 let d: DeskHarness;
@@ -23,9 +24,7 @@ const home = mkdtempSync(join(tmpdir(), "pd-agent-runs-"));
 
 before(
   async () => {
-    model = await startScriptedModel();
-    gw = await startGateway({ model });
-    user = await connectBareClient(gw);
+    ({ gw, client: user } = await rig.start());
     d = await startDesk(gw);
     await d.waitForState("connected", 45_000);
     await warmUpAgent(user, gw);
@@ -35,27 +34,14 @@ before(
 
 after(async () => {
   d?.stop();
-  await user?.close();
-  await gw?.dispose();
-  await model?.stop();
+  await rig.stop();
   rmSync(home, { recursive: true, force: true });
 });
 
 describe("agent-written cards", () => {
   test("a card written by the agent's own progress_card tool reaches the store and watch --json", { timeout: 90_000 }, async () => {
-    const env: NodeJS.ProcessEnv = Object.fromEntries(
-      Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
-    );
-    const watch = spawn(
-      process.execPath,
-      [join(root, "dist", "main", "cli", "progress-desk.js"), "watch", "--json", "--url", gw.url, "--token", gw.token],
-      {
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
     let out = "";
-    watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    const watch = spawnWatchJson(gw, home, (c) => (out += c));
     try {
       await until("watch connected", () => out.includes('"state":"connected"'), 30_000);
       const key = await user.createSession();

@@ -2,22 +2,18 @@
 // dashboard tool does), read on connect and again on board.changed.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
 import { plan, startDesk } from "./support.ts";
 
+const rig = new GatewayRig();
 let gw: TestGateway;
 let agent: BareClient;
 
-before(async () => {
-  gw = await startGateway();
-  agent = await connectBareClient(gw);
-});
+before(async () => ({ gw, client: agent } = await rig.start()));
 
-after(async () => {
-  await agent?.close();
-  await gw?.dispose();
-});
+after(() => rig.stop());
 
 const pin = (board: string, name: string, target?: string) =>
   agent.request("board.widget.put", {

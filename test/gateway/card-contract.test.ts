@@ -3,7 +3,7 @@
 // with the agentId the Gateway's progress-card-agent-scope-v1 capability allows, the same
 // (sessionKey, agentId) kept for every later read and clear.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,14 +12,14 @@ import { AGENT_SCOPE_CAPABILITY } from "../../main/core/card-store.ts";
 import { connectBareClient, type BareClient, type PlanStep } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
+import { spawnWatchJson } from "../harness/watch-cli.ts";
 import { startDesk, type DeskHarness } from "./support.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 const home = mkdtempSync(join(tmpdir(), "pd-card-contract-"));
 let gw: TestGateway;
 let writer: BareClient; // plays the agent (or another client) writing cards
 let d: DeskHarness;
-let watch: ChildProcessWithoutNullStreams;
+let watch: ChildProcess;
 let out = "";
 
 before(async () => {
@@ -27,12 +27,7 @@ before(async () => {
   writer = await connectBareClient(gw);
   d = await startDesk(gw);
   await d.waitForState("connected", 45_000);
-  const env: NodeJS.ProcessEnv = Object.fromEntries(
-    Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
-  );
-  const cli = join(root, "dist", "main", "cli", "progress-desk.js");
-  watch = spawn(process.execPath, [cli, "watch", "--json", "--url", gw.url, "--token", gw.token], { env });
-  watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+  watch = spawnWatchJson(gw, home, (c) => (out += c));
   await until("watch connected", () => out.includes('"state":"connected"'), 45_000);
 });
 

@@ -2,7 +2,6 @@
 // estimate's lifetime, history across an app restart (with its gap), a clear starting a
 // new history, and the Control UI link of a real session.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,19 +11,20 @@ import { stepDuration } from "../../common/card-timing.ts";
 import { sessionLink } from "../../common/session-link.ts";
 import type { CardEntry } from "../../common/model.ts";
 import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
-import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
+import { startScriptedModel } from "../harness/scripted-model.ts";
 import { until } from "../harness/until.ts";
+import { spawnWatchJson } from "../harness/watch-cli.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
 
 const MIN = 60_000;
-const root = join(import.meta.dirname, "..", "..");
 // Evaluated inside the page, not here.
 declare const document: { querySelector(s: string): unknown };
 declare const location: { pathname: string };
-let model: ScriptedModel;
+const rig = new GatewayRig(() => startScriptedModel());
 let gw: TestGateway;
 let user: BareClient;
 const dirs: string[] = [];
@@ -43,9 +43,7 @@ const desk = async (opts: Parameters<typeof startDesk>[1]): Promise<DeskHarness>
 
 before(
   async () => {
-    model = await startScriptedModel();
-    gw = await startGateway({ model });
-    user = await connectBareClient(gw);
+    ({ gw, client: user } = await rig.start());
     await warmUpAgent(user, gw);
   },
   { timeout: 300_000 },
@@ -53,9 +51,7 @@ before(
 
 after(async () => {
   for (const d of desks) d.stop();
-  await user?.close();
-  await gw?.dispose();
-  await model?.stop();
+  await rig.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -215,16 +211,8 @@ describe("card timing on a real Gateway", () => {
 
   test("watch --json card lines carry the timing object (built CLI)", { timeout: 90_000 }, async () => {
     const home = tempDir();
-    const env: NodeJS.ProcessEnv = Object.fromEntries(
-      Object.entries({ ...process.env, HOME: home, PROGRESS_DESK_HOME: join(home, "pd") }).filter(([k]) => !k.startsWith("OPENCLAW_")),
-    );
-    const cli = join(root, "dist", "main", "cli", "progress-desk.js");
-    const watch = spawn(process.execPath, [cli, "watch", "--json", "--url", gw.url, "--token", gw.token], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
     let out = "";
-    watch.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+    const watch = spawnWatchJson(gw, home, (c) => (out += c));
     try {
       await until("watch connected", () => out.includes('"state":"connected"'), 30_000);
       const key = await user.createSession();

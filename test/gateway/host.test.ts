@@ -11,14 +11,13 @@ import { after, before, describe, test } from "node:test";
 import WebSocket from "ws";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
-import { createDeskService, type DeskService } from "../../main/core/desk-service.ts";
+import type { DeskService } from "../../main/core/desk-service.ts";
 import type { Page } from "../../common/contract.ts";
-import { ProgressDesk } from "../../main/core/desk.ts";
-import { discoverGateway } from "../../main/core/discovery.ts";
-import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
-import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
+import type { ProgressDesk } from "../../main/core/desk.ts";
+import type { SettingsStore } from "../../main/core/settings.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
 import { until } from "../harness/until.ts";
+import { wireCore } from "../harness/wired-core.ts";
 import { plan } from "./support.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -40,11 +39,8 @@ before(async () => {
   writeFileSync(join(tmpdir(), "pd-outside.txt"), "outside");
   gw = await startGateway();
   agent = await connectBareClient(gw);
-  const vault = await CredentialVault.open(memoryStorage());
-  settings = new SettingsStore(memoryBackend(), vault);
-  desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
-  const discovered = discoverGateway({ env: {}, explicit: { url: gw.url, token: gw.token } });
-  const real = createDeskService({ desk, settings, discovered, openExternal: () => true });
+  let real: DeskService;
+  ({ settings, desk, service: real } = await wireCore(gw));
   // Records which caller the host names for each call (the service itself decides what a caller may do).
   const service: DeskService = {
     ...real,

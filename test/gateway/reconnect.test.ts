@@ -2,25 +2,21 @@
 // wrong credentials without a reconnect storm, and growing backoff with nothing listening.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { freePort, startGateway, type TestGateway } from "../harness/gateway.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
+import { freePort, type TestGateway } from "../harness/gateway.ts";
+import type { BareClient } from "../harness/bare-client.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
 import type { ConnectionState, DeskChange } from "../../common/model.ts";
 import { until } from "../harness/until.ts";
 import { closedAfterPause, countedTimers, observedClients, plan, startDesk } from "./support.ts";
 import { startTcpRelay } from "./tcp-relay.ts";
 
+const rig = new GatewayRig();
 let gw: TestGateway;
 let agent: BareClient;
 
-before(async () => {
-  gw = await startGateway();
-  agent = await connectBareClient(gw);
-});
+before(async () => ({ gw, client: agent } = await rig.start()));
 
-after(async () => {
-  await agent?.close();
-  await gw?.dispose();
-});
+after(() => rig.stop());
 
 const offlineStates = (changes: DeskChange[], since = 0) =>
   changes.slice(since).flatMap((c) => (c.type === "connection" && c.connection.state === "offline" ? [c.connection] : []));

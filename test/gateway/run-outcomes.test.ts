@@ -7,8 +7,9 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
-import { startGateway, type TestGateway } from "../harness/gateway.ts";
+import { p, type BareClient } from "../harness/bare-client.ts";
+import type { TestGateway } from "../harness/gateway.ts";
+import { GatewayRig } from "../harness/gateway-rig.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { plan, startDesk, type DeskHarness } from "./support.ts";
@@ -58,15 +59,14 @@ async function startFaultyModel(inner: ScriptedModel): Promise<ScriptedModel & {
 }
 
 let model: Awaited<ReturnType<typeof startFaultyModel>>;
+const rig = new GatewayRig(async () => (model = await startFaultyModel(await startScriptedModel())));
 let gw: TestGateway;
 let user: BareClient;
 let d: DeskHarness;
 
 before(
   async () => {
-    model = await startFaultyModel(await startScriptedModel());
-    gw = await startGateway({ model });
-    user = await connectBareClient(gw);
+    ({ gw, client: user } = await rig.start());
     d = await startDesk(gw);
     await d.waitForState("connected", 45_000);
     await warmUpAgent(user, gw);
@@ -76,9 +76,7 @@ before(
 
 after(async () => {
   d?.stop();
-  await user?.close();
-  await gw?.dispose();
-  await model?.stop();
+  await rig.stop();
 });
 
 const cardStep = { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending") } };

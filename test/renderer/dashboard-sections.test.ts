@@ -1,7 +1,6 @@
 // P3 at scale (issue 11): sections by kind with counted headers, and the text filter.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { kindOfKey } from "../../common/sessions.ts";
 import type { SessionInfo } from "../../common/model.ts";
 import { pinKey } from "../../renderer/lib/card-key.ts";
 import {
@@ -13,25 +12,7 @@ import {
   widgetMatches,
 } from "../../renderer/lib/dashboard-sections.ts";
 import { dashboardGroups, widgetFor, widgetLookup } from "../../renderer/lib/dashboard-view.ts";
-import { connected, entry, GW, T0 } from "./fixtures.ts";
-
-function row(key: string, extra: Partial<SessionInfo> = {}): SessionInfo {
-  return {
-    key,
-    sessionId: null,
-    agentId: "main",
-    title: key,
-    kind: kindOfKey(key),
-    parentKey: null,
-    updatedAt: null,
-    status: "running",
-    hasActiveRun: true,
-    activeRunIds: null,
-    startedAt: T0 - 1000,
-    endedAt: null,
-    ...extra,
-  };
-}
+import { connected, entry, GW, sessionRow, T0 } from "./fixtures.ts";
 
 const conns = { [GW]: connected(T0) };
 
@@ -42,16 +23,16 @@ function bigView() {
   for (let i = 0; i < 40; i++) {
     const main = `agent:main:main:m${i}`;
     keys.push(main);
-    sessions.push(row(main, { title: `Release ${i}`, kind: "main" }));
+    sessions.push(sessionRow(main, { title: `Release ${i}`, kind: "main" }));
     for (let j = 0; j < 2; j++) {
       const sub = `agent:main:subagent:m${i}-s${j}`;
       keys.push(sub);
-      sessions.push(row(sub, { parentKey: main, title: `Check ${i}.${j}` }));
+      sessions.push(sessionRow(sub, { parentKey: main, title: `Check ${i}.${j}` }));
     }
   }
   for (let i = 0; i < 100; i++) keys.push(`agent:main:cron:c${i}`);
   for (let i = 0; i < 80; i++) keys.push(`agent:main:dashboard:d${i}`);
-  for (const k of keys.slice(120)) sessions.push(row(k, { title: k.includes("cron") ? `Nightly ${k}` : `Board ${k}` }));
+  for (const k of keys.slice(120)) sessions.push(sessionRow(k, { title: k.includes("cron") ? `Nightly ${k}` : `Board ${k}` }));
   const entries = keys.map((k, i) =>
     entry({
       sessionKey: k,
@@ -170,7 +151,7 @@ describe("widget lookup", () => {
   });
 
   test("the session row is found by gateway and key", () => {
-    const lookup = widgetLookup([], { [GW]: [row("k", { title: "Mine" })], other: [row("k", { title: "Theirs" })] });
+    const lookup = widgetLookup([], { [GW]: [sessionRow("k", { title: "Mine" })], other: [sessionRow("k", { title: "Theirs" })] });
     assert.equal(lookup.session(GW, "k")?.title, "Mine");
     assert.equal(lookup.session("other", "k")?.title, "Theirs");
     assert.equal(lookup.session(GW, "missing"), null);

@@ -1,28 +1,9 @@
 // P3: pinned widgets, their states, the kind filter, finished sessions, sub-agent groups.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { SessionInfo } from "../../common/model.ts";
 import { pinKey } from "../../renderer/lib/card-key.ts";
-import { kindOfKey } from "../../common/sessions.ts";
 import { dashboardGroups, isFinished, widgetFor } from "../../renderer/lib/dashboard-view.ts";
-import { card, connected, entry, GW, offline, steps, T0 } from "./fixtures.ts";
-
-function session(key: string, extra: Partial<SessionInfo> & Record<string, unknown> = {}): SessionInfo {
-  return {
-    key,
-    sessionId: null,
-    agentId: "main",
-    title: key,
-    kind: kindOfKey(key),
-    updatedAt: null,
-    status: "running",
-    hasActiveRun: true,
-    activeRunIds: null,
-    startedAt: T0 - 1000,
-    endedAt: null,
-    ...extra,
-  } as SessionInfo;
-}
+import { card, connected, entry, GW, offline, sessionRow, steps, T0 } from "./fixtures.ts";
 
 const conns = { [GW]: connected(T0) };
 const A = "agent:main:dashboard:a";
@@ -77,10 +58,10 @@ describe("widget states", () => {
 
 describe("finished", () => {
   test("a running session is not finished, even with a complete card", () => {
-    assert.equal(isFinished(entry({ card: card({ steps: steps("completed") }) }), session(A)), false);
+    assert.equal(isFinished(entry({ card: card({ steps: steps("completed") }) }), sessionRow(A)), false);
   });
   test("an ended run is finished", () => {
-    assert.equal(isFinished(entry(), session(A, { status: "done", hasActiveRun: false })), true);
+    assert.equal(isFinished(entry(), sessionRow(A, { status: "done", hasActiveRun: false })), true);
   });
   test("a complete card with no run is finished", () => {
     const e = entry({ card: card({ steps: steps("completed") }) });
@@ -91,7 +72,7 @@ describe("finished", () => {
 describe("dashboardGroups", () => {
   const entries = [entry({ sessionKey: A }), entry({ sessionKey: B }), entry({ sessionKey: SUB })];
   const sessions = {
-    [GW]: [session(A), session(B, { status: "done", hasActiveRun: false }), session(SUB, { spawnedBy: A })],
+    [GW]: [sessionRow(A), sessionRow(B, { status: "done", hasActiveRun: false }), sessionRow(SUB, { spawnedBy: A })],
   };
   const pinned = [A, B, SUB].map((k) => pinKey({ gatewayId: GW, sessionKey: k }));
 

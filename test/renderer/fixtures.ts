@@ -2,11 +2,34 @@
 // (counts, current step, active/paused, outcome) comes from the core's own deriveCard, fed
 // with run facts, so renderer tests check the product's derivation, not a copy of it.
 import { deriveCard } from "../../common/card.ts";
+import { kindOfKey } from "../../common/sessions.ts";
 import type { CardEntry, ConnectionState, ProgressCard, RunOutcome, SessionInfo, Step } from "../../common/model.ts";
 
 export const GW = "home";
 export const KEY = "agent:main:dashboard:3f0c";
 export const T0 = new Date(2026, 8, 20, 14, 5, 0).getTime();
+
+/**
+ * A session row with a live run that started a second before the reference time. `extra` may
+ * carry fields only the Gateway's own rows have (spawnedBy), which the renderer reads as they come.
+ */
+export function sessionRow(key: string, extra: Partial<SessionInfo> & Record<string, unknown> = {}): SessionInfo {
+  return {
+    key,
+    sessionId: null,
+    agentId: "main",
+    title: key,
+    kind: kindOfKey(key),
+    parentKey: null,
+    updatedAt: null,
+    status: "running",
+    hasActiveRun: true,
+    activeRunIds: null,
+    startedAt: T0 - 1000,
+    endedAt: null,
+    ...extra,
+  } as SessionInfo;
+}
 
 /** The session-row facts deriveCard reads (docs/gateway.md §4.6); null = no row. */
 export type RunFacts = Pick<SessionInfo, "status" | "hasActiveRun" | "startedAt" | "endedAt">;

@@ -62,6 +62,12 @@ async function ready(h: Harness, card: unknown = wireCard(A, 1, UNFINISHED)): Pr
   await settle();
 }
 
+/** A progressCard.changed event for `key` at `revision`, once the store has acted on it. */
+async function changed(h: Harness, revision: number | null, key = A): Promise<void> {
+  h.store.onEvent("progressCard.changed", { sessionKey: key, revision });
+  await settle();
+}
+
 function gets(h: Harness, key = A): number {
   return h.t.of("progressCard.get").filter((c) => c.params.sessionKey === key).length;
 }
@@ -101,8 +107,7 @@ describe("CardStore: reading", () => {
     await ready(h);
     assert.equal(gets(h), 1);
     assert.equal(h.store.entry(A)?.card?.revision, 1);
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
-    await settle();
+    await changed(h, 2);
     assert.equal(gets(h), 2);
     h.clock.now = 5_000_123;
     pendingGet(h).resolve({ card: wireCard(A, 2, UNFINISHED) });
@@ -124,8 +129,7 @@ describe("CardStore: reading", () => {
   test("10 change events during a read in flight cause exactly ONE more read, never two at once", T, async () => {
     const h = harness();
     await ready(h);
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
-    await settle();
+    await changed(h, 2);
     const inFlight = pendingGet(h);
     for (let r = 3; r <= 12; r++) h.store.onEvent("progressCard.changed", { sessionKey: A, revision: r });
     await settle();
@@ -144,16 +148,14 @@ describe("CardStore: reading", () => {
   test("a change for the revision already held is skipped", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 3, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 3 });
-    await settle();
+    await changed(h, 3);
     assert.equal(gets(h), 1);
   });
 
   test("a change for a lower revision than held is read (a reset restarts revisions), and the read is the truth", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 3, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 1 });
-    await settle();
+    await changed(h, 1);
     assert.equal(gets(h), 2);
     pendingGet(h).resolve({ card: wireCard(A, 1, DONE) });
     await settle();
@@ -163,8 +165,7 @@ describe("CardStore: reading", () => {
   test("revision null always re-reads; a null card clears", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 3, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: null });
-    await settle();
+    await changed(h, null);
     assert.equal(gets(h), 2);
     pendingGet(h).resolve({ card: null });
     await settle();
@@ -172,8 +173,7 @@ describe("CardStore: reading", () => {
     assert.equal(h.store.entry(A)?.derived, null);
     assert.deepEqual(h.store.entries(), [], "a cleared card is not listed");
     // a second null hint still reads, even with nothing held
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: null });
-    await settle();
+    await changed(h, null);
     assert.equal(gets(h), 3);
     pendingGet(h).resolve({ card: null });
     await settle();
@@ -191,8 +191,7 @@ describe("CardStore: reading", () => {
   test("a change event for an unknown session creates and reads it", T, async () => {
     const h = harness();
     await ready(h);
-    h.store.onEvent("progressCard.changed", { sessionKey: B, revision: 1 });
-    await settle();
+    await changed(h, 1, B);
     pendingGet(h, B).resolve({ card: wireCard(B, 1, DONE) });
     await settle();
     assert.equal(h.store.entry(B)?.derived?.state, "complete");
@@ -210,8 +209,7 @@ describe("CardStore: out-of-order replies (C4)", () => {
   test("a write reply of revision 5, then a read (started earlier) returning 4 → stays 5, and it reads again", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 3, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 4 });
-    await settle();
+    await changed(h, 4);
     const slow = pendingGet(h);
     const applied = h.store.applyWriteReply(A, null, wireCard(A, 5, UNFINISHED));
     assert.equal(applied?.revision, 5);
@@ -253,8 +251,7 @@ describe("CardStore: out-of-order replies (C4)", () => {
   test("our confirmed clear, then a read (started earlier) returning the cleared card → stays cleared, and it reads again", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 1, DONE));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
-    await settle();
+    await changed(h, 2);
     const slow = pendingGet(h);
     h.store.applyCleared(A, null, 1);
     assert.equal(h.store.entry(A)?.card, null);
@@ -274,8 +271,7 @@ describe("CardStore: failures (P4, C5)", () => {
   test("SESSION_PARTICIPATION_REQUIRED hides the card; a later successful read shows it again", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 2, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 3 });
-    await settle();
+    await changed(h, 3);
     pendingGet(h).reject(gatewayError("INVALID_REQUEST", "SESSION_PARTICIPATION_REQUIRED"));
     await settle();
     let e = h.store.entry(A)!;
@@ -298,8 +294,7 @@ describe("CardStore: failures (P4, C5)", () => {
   test("a session denied from its first read is still listed, as hidden, for a page opened later (P3)", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 2, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: B, revision: 1 });
-    await settle();
+    await changed(h, 1, B);
     pendingGet(h, B).reject(gatewayError("INVALID_REQUEST", "SESSION_PARTICIPATION_REQUIRED"));
     await settle();
     const listed = h.store.entries().find((e) => e.sessionKey === B);
@@ -311,12 +306,10 @@ describe("CardStore: failures (P4, C5)", () => {
   test("a hidden card is re-read on a change event even for the revision it holds", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 2, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: null });
-    await settle();
+    await changed(h, null);
     pendingGet(h).reject(gatewayError("INVALID_REQUEST", "SESSION_PARTICIPATION_REQUIRED"));
     await settle();
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
-    await settle();
+    await changed(h, 2);
     assert.equal(gets(h), 3);
     pendingGet(h).resolve({ card: wireCard(A, 2, UNFINISHED) });
     await settle();
@@ -326,8 +319,7 @@ describe("CardStore: failures (P4, C5)", () => {
   test("'Session … was not found' (hidden/incognito) also hides", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 2, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 3 });
-    await settle();
+    await changed(h, 3);
     pendingGet(h).reject(gatewayError("INVALID_REQUEST", undefined, `Session "${A}" was not found.`));
     await settle();
     assert.equal(h.store.entry(A)?.hidden, true);
@@ -337,8 +329,7 @@ describe("CardStore: failures (P4, C5)", () => {
     const h = harness();
     await ready(h, wireCard(A, 2, UNFINISHED));
     const confirmedAt = h.store.entry(A)!.confirmedAt;
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 3 });
-    await settle();
+    await changed(h, 3);
     h.clock.now += 1000;
     pendingGet(h).reject(gatewayError("UNAVAILABLE", undefined, "gateway busy"));
     await settle();
@@ -369,8 +360,7 @@ describe("CardStore: failures (P4, C5)", () => {
     h.t.auto.set("progressCard.get", () => {
       throw gatewayError("UNAVAILABLE");
     });
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 3 });
-    await settle();
+    await changed(h, 3);
     const delays: number[] = [];
     for (let retry = 0; retry < 2; retry += 1) {
       assert.equal(h.timers.pending().length, 1, "one retry at a time");
@@ -387,8 +377,7 @@ describe("CardStore: failures (P4, C5)", () => {
   test("a malformed card reply → error MALFORMED_CARD, no throw, last card kept", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 2, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 3 });
-    await settle();
+    await changed(h, 3);
     pendingGet(h).resolve({
       card: wireCard(A, 3, [
         { step: "a", status: "in_progress" },
@@ -440,8 +429,7 @@ describe("CardStore: connection state (G3)", () => {
       assert.equal(e.card?.revision, 1, key);
     }
     assert.equal(h.changes.length - before, 2, "one card change per card");
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 5 });
-    await settle();
+    await changed(h, 5);
     assert.equal(h.t.of("progressCard.get").length, 2, "no read while offline");
     // a second offline state emits nothing new
     h.store.onConnectionState({ state: "connecting", attempt: 2, advice: "" });
@@ -479,8 +467,7 @@ describe("CardStore: connection state (G3)", () => {
   test("a read error that lands after the disconnect changes nothing (the reconnect re-reads)", T, async () => {
     const h = harness();
     await ready(h, wireCard(A, 1, UNFINISHED));
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
-    await settle();
+    await changed(h, 2);
     const call = pendingGet(h);
     h.store.onConnectionState(OFFLINE);
     call.reject(gatewayError("CLIENT_TIMEOUT"));
@@ -597,8 +584,7 @@ describe("CardStore: agent scope (G4)", () => {
     await settle();
     assert.equal(h.store.entry("global", "research")?.card?.revision, 1);
     // the event names the agent-qualified key; the read keeps the pair used before
-    h.store.onEvent("progressCard.changed", { sessionKey: "agent:research:global", revision: 2 });
-    await settle();
+    await changed(h, 2, "agent:research:global");
     const second = h.t.of("progressCard.get", { pending: true });
     assert.deepEqual(
       second.map((c) => c.params),
@@ -944,8 +930,7 @@ describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 
     assert.equal(h.store.droppedHints, 1991);
     assert.equal(warnings.filter((w) => /named more than 10 sessions/.test(w)).length, 1, "warned once");
     // A session already followed still updates.
-    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
-    await settle();
+    await changed(h, 2);
     assert.equal(gets(h, A), 2);
   });
 

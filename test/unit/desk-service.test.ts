@@ -12,14 +12,10 @@ import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { type DiagnosticsCopy, type Page, type Settings } from "../../common/contract.ts";
 import { createLogger } from "../../main/core/logger.ts";
 import { isDeskError } from "../../common/errors.ts";
+import { wireCore } from "../harness/wired-core.ts";
 
 async function setup(): Promise<{ service: DeskService; settings: SettingsStore }> {
-  const vault = await CredentialVault.open(memoryStorage());
-  const settings = new SettingsStore(memoryBackend(), vault);
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
-  const discovered = discoverGateway({ env: {}, explicit: { url: "ws://127.0.0.1:9", token: "t" } });
-  const service = createDeskService({ desk, settings, discovered, openExternal: () => true });
-  return { service, settings };
+  return wireCore({ url: "ws://127.0.0.1:9", token: "t" });
 }
 
 const GATEWAY = { label: "Work", color: "#ff9f0a", url: "ws://127.0.0.1:9", token: "secret-token" };

@@ -1,15 +1,19 @@
 // A fake clock with its own scheduler, for code that takes `now()` and `schedule(fn, ms) → cancel`:
-// time moves only when the test says so, and every timer that falls due runs, in order.
+// time moves only when the test says so, and every timer that falls due runs, in order (timers
+// due at the same time in the order they were set).
 export class FakeClock {
   now: number;
   private timers: { at: number; fn: () => void; seq: number }[] = [];
   private seq = 0;
-  constructor(start: number) {
+  /** Every delay ever asked for, in order (cancelled and fired ones too). */
+  readonly requested: number[] = [];
+  constructor(start = 1_000_000) {
     this.now = start;
   }
   schedule = (fn: () => void, ms: number): (() => void) => {
     const t = { at: this.now + ms, fn, seq: this.seq++ };
     this.timers.push(t);
+    this.requested.push(ms);
     return () => {
       this.timers = this.timers.filter((x) => x !== t);
     };

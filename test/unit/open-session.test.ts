@@ -6,31 +6,25 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { CardRef } from "../../common/contract.ts";
 import { isDeskError } from "../../common/errors.ts";
-import { createDeskService } from "../../main/core/desk-service.ts";
-import { ProgressDesk } from "../../main/core/desk.ts";
-import { discoverGateway } from "../../main/core/discovery.ts";
-import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
-import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
+import { wireCore } from "../harness/wired-core.ts";
 
 const KEY = "agent:dev:dashboard:2cb6be5e-93ad-4920-8ac5-86282b7168c2";
 const LINK = "http://127.0.0.1:9/chat/dev/2cb6be5e93ad49208ac586282b7168c2";
 
 async function setup(url: string) {
-  const vault = await CredentialVault.open(memoryStorage());
-  const settings = new SettingsStore(memoryBackend(), vault);
-  const desk = new ProgressDesk({ gateways: [], vault, clientVersion: "0.0.0-test" });
-  const discovered = discoverGateway({ env: {}, explicit: { url: "ws://127.0.0.1:9", token: "t" } });
   const opened: string[] = [];
-  const service = createDeskService({
-    desk,
-    settings,
-    discovered,
-    override: { id: "home", url, token: "secret-token", password: "secret-password" },
-    openExternal: (link) => {
-      opened.push(link);
-      return true;
+  const { desk, service } = await wireCore(
+    { url: "ws://127.0.0.1:9", token: "t" },
+    {
+      service: {
+        override: { id: "home", url, token: "secret-token", password: "secret-password" },
+        openExternal: (link: string) => {
+          opened.push(link);
+          return true;
+        },
+      },
     },
-  });
+  );
   desk.configure(service.gateways());
   return { service, opened };
 }

@@ -19,7 +19,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import { pipeline } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { Page } from "../../common/contract.ts";
+import type { DeskEvent, Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
 import { TokenBucket } from "../core/token-bucket.ts";
@@ -300,8 +300,29 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       }
       ws.send(JSON.stringify(msg));
     };
-    const off = opts.service.subscribe((event) => send({ event }));
-    ws.on("close", off);
+    // An event on its own goes out at once; the events the core emits after it in the same turn
+    // of the event loop (a start-up load finishing several reads at once) follow as one message,
+    // so the page applies them in one update instead of one update each.
+    let batch: DeskEvent[] | null = null;
+    const flush = (): void => {
+      const events = batch ?? [];
+      batch = null;
+      if (events.length === 1) send({ event: events[0] });
+      else if (events.length > 1) send({ events });
+    };
+    const off = opts.service.subscribe((event) => {
+      if (batch) {
+        batch.push(event);
+        return;
+      }
+      send({ event });
+      batch = [];
+      setImmediate(flush);
+    });
+    ws.on("close", () => {
+      off();
+      batch = null;
+    });
     const messageBudget = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, performance.now());
     let inFlight = 0;
     ws.on("message", (data, isBinary) => {

@@ -12,7 +12,7 @@ import WebSocket from "ws";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { createDeskService, type DeskService } from "../../main/core/desk-service.ts";
-import type { Page } from "../../common/contract.ts";
+import type { DeskEvent, Page } from "../../common/contract.ts";
 import { ProgressDesk } from "../../main/core/desk.ts";
 import { discoverGateway } from "../../main/core/discovery.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
@@ -28,6 +28,8 @@ let host: Host;
 let desk: ProgressDesk;
 let settings: SettingsStore;
 const callers: { method: string; caller: Page | undefined }[] = [];
+/** The listener of every socket the host subscribed, so a test can emit events as the core does. */
+const subscribers = new Set<(event: DeskEvent) => void>();
 const pages = mkdtempSync(join(tmpdir(), "pd-pages-"));
 
 before(async () => {
@@ -51,6 +53,14 @@ before(async () => {
     call: (method, args, caller) => {
       callers.push({ method, caller });
       return real.call(method, args, caller);
+    },
+    subscribe: (listener) => {
+      subscribers.add(listener);
+      const off = real.subscribe(listener);
+      return () => {
+        subscribers.delete(listener);
+        off();
+      };
     },
   };
   desk.configure(service.gateways());
@@ -100,6 +110,7 @@ function rpc(ws: WebSocket) {
   ws.on("message", (d) => {
     const m = JSON.parse(String(d));
     if (m.event) events.push(m.event);
+    else if (m.events) events.push(...m.events);
     else waiting.get(m.id)?.(m);
   });
   return {
@@ -304,6 +315,30 @@ describe("the bridge socket", () => {
       const still = await c.call("getSettings");
       assert.equal(still.ok, true, "garbage does not break the socket");
       assert.equal(still.result.showCards, true);
+    } finally {
+      ws.close();
+    }
+  });
+
+  test("events the core emits in one turn: the first goes out at once, the rest follow in order as one message", async () => {
+    const ws = await openSocket({ origin: host.origin });
+    try {
+      // Only messages of settings events: the core may emit a change of its own meanwhile.
+      const raw: any[] = [];
+      ws.on("message", (d) => {
+        const m = JSON.parse(String(d));
+        const events: any[] = m.event ? [m.event] : (m.events ?? []);
+        if (events.length > 0 && events.every((e) => e.type === "settings")) raw.push(m);
+      });
+      // The host subscribes a socket when it opens; the newest listener is this socket's.
+      const listener = [...subscribers].at(-1)!;
+      const base = (await rpc(ws).call("getSettings")).result;
+      const burst = [1, 2, 3].map((n): DeskEvent => ({ type: "settings", settings: { ...base, showCards: n % 2 === 1 } }));
+      listener(burst[0]!);
+      await new Promise<void>((resolve) => setImmediate(resolve)); // a later turn: on its own again
+      for (const e of burst) listener(e);
+      await until("the burst to arrive", () => raw.length >= 3);
+      assert.deepEqual(raw, [{ event: burst[0] }, { event: burst[0] }, { events: [burst[1], burst[2]] }]);
     } finally {
       ws.close();
     }

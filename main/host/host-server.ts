@@ -302,26 +302,35 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     };
     // An event on its own goes out at once; the events the core emits after it in the same turn
     // of the event loop (a start-up load finishing several reads at once) follow as one message,
-    // so the page applies them in one update instead of one update each.
-    let batch: DeskEvent[] | null = null;
-    const flush = (): void => {
-      const events = batch ?? [];
-      batch = null;
+    // so the page applies them in one update instead of one update each. A reply never overtakes
+    // an event held back: the page counts on events and replies arriving in the order they were made.
+    let held: DeskEvent[] = [];
+    let holding = false;
+    const sendHeld = (): void => {
+      const events = held;
+      held = [];
       if (events.length === 1) send({ event: events[0] });
       else if (events.length > 1) send({ events });
     };
+    const reply = (msg: unknown): void => {
+      sendHeld();
+      send(msg);
+    };
     const off = opts.service.subscribe((event) => {
-      if (batch) {
-        batch.push(event);
+      if (holding) {
+        held.push(event);
         return;
       }
       send({ event });
-      batch = [];
-      setImmediate(flush);
+      holding = true;
+      setImmediate(() => {
+        holding = false;
+        sendHeld();
+      });
     });
     ws.on("close", () => {
       off();
-      batch = null;
+      held = [];
     });
     const messageBudget = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, performance.now());
     let inFlight = 0;
@@ -340,7 +349,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         if (isBinary) throw new Error("binary");
         msg = JSON.parse(String(data));
       } catch {
-        send({ id: null, ok: false, error: { code: "BAD_REQUEST", message: "messages are JSON text" } });
+        reply({ id: null, ok: false, error: { code: "BAD_REQUEST", message: "messages are JSON text" } });
         return;
       }
       const m = (typeof msg === "object" && msg !== null && !Array.isArray(msg) ? msg : {}) as {
@@ -350,11 +359,11 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       };
       const id = typeof m.id === "number" || typeof m.id === "string" ? m.id : null;
       if (id === null || typeof m.method !== "string") {
-        send({ id, ok: false, error: { code: "BAD_REQUEST", message: "a request is {id, method, args}" } });
+        reply({ id, ok: false, error: { code: "BAD_REQUEST", message: "a request is {id, method, args}" } });
         return;
       }
       if (inFlight >= limits.maxCallsInFlight) {
-        send({ id, ok: false, error: { code: "BUSY", message: "too many requests in flight on this socket" } });
+        reply({ id, ok: false, error: { code: "BUSY", message: "too many requests in flight on this socket" } });
         return;
       }
       inFlight += 1;
@@ -362,12 +371,12 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       logger.debug("call", { caller, method: m.method, args: m.args });
       try {
         const result = await opts.service.call(m.method, m.args ?? [], caller);
-        send({ id, ok: true, result });
+        reply({ id, ok: true, result });
       } catch (err) {
         const e = (typeof err === "object" && err !== null ? err : {}) as { code?: unknown; message?: unknown };
         const code = typeof e.code === "string" ? e.code : "FAILED";
         logger.debug("call refused", { caller, method: m.method, code, error: e.message });
-        send({ id, ok: false, error: { code, message: typeof e.message === "string" ? e.message : String(err) } });
+        reply({ id, ok: false, error: { code, message: typeof e.message === "string" ? e.message : String(err) } });
       } finally {
         inFlight -= 1;
       }

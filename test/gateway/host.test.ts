@@ -30,6 +30,8 @@ let settings: SettingsStore;
 const callers: { method: string; caller: Page | undefined }[] = [];
 /** The listener of every socket the host subscribed, so a test can emit events as the core does. */
 const subscribers = new Set<(event: DeskEvent) => void>();
+/** Runs inside the next calls the host makes to the service (a test's events emitted while a call is answered). */
+let duringCall: (() => void) | null = null;
 const pages = mkdtempSync(join(tmpdir(), "pd-pages-"));
 
 before(async () => {
@@ -52,6 +54,7 @@ before(async () => {
     ...real,
     call: (method, args, caller) => {
       callers.push({ method, caller });
+      duringCall?.();
       return real.call(method, args, caller);
     },
     subscribe: (listener) => {
@@ -340,6 +343,33 @@ describe("the bridge socket", () => {
       await until("the burst to arrive", () => raw.length >= 3);
       assert.deepEqual(raw, [{ event: burst[0] }, { event: burst[0] }, { events: [burst[1], burst[2]] }]);
     } finally {
+      ws.close();
+    }
+  });
+
+  test("a reply never overtakes an event emitted before it: events held back for their turn go out first", async () => {
+    const ws = await openSocket({ origin: host.origin });
+    try {
+      const order: string[] = [];
+      ws.on("message", (d) => {
+        const m = JSON.parse(String(d));
+        const events: any[] = m.event ? [m.event] : (m.events ?? []);
+        for (const e of events) if (e.type === "settings" && typeof e.settings.mark === "string") order.push(e.settings.mark);
+        if (m.id === "marked") order.push("reply");
+      });
+      const listener = [...subscribers].at(-1)!;
+      const mark = (name: string): DeskEvent => ({ type: "settings", settings: { mark: name } as never });
+      // Two events while the call is answered: the first goes out at once, the second is held for the turn.
+      duringCall = () => {
+        duringCall = null;
+        listener(mark("first"));
+        listener(mark("second"));
+      };
+      ws.send(JSON.stringify({ id: "marked", method: "getSettings", args: [] }));
+      await until("the reply", () => order.includes("reply"));
+      assert.deepEqual(order, ["first", "second", "reply"]);
+    } finally {
+      duringCall = null;
       ws.close();
     }
   });

@@ -19,7 +19,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import { pipeline } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { Page } from "../../common/contract.ts";
+import type { DeskEvent, Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
 import { TokenBucket } from "../core/token-bucket.ts";
@@ -300,8 +300,38 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       }
       ws.send(JSON.stringify(msg));
     };
-    const off = opts.service.subscribe((event) => send({ event }));
-    ws.on("close", off);
+    // An event on its own goes out at once; the events the core emits after it in the same turn
+    // of the event loop (a start-up load finishing several reads at once) follow as one message,
+    // so the page applies them in one update instead of one update each. A reply never overtakes
+    // an event held back: the page counts on events and replies arriving in the order they were made.
+    let held: DeskEvent[] = [];
+    let holding = false;
+    const sendHeld = (): void => {
+      const events = held;
+      held = [];
+      if (events.length === 1) send({ event: events[0] });
+      else if (events.length > 1) send({ events });
+    };
+    const reply = (msg: unknown): void => {
+      sendHeld();
+      send(msg);
+    };
+    const off = opts.service.subscribe((event) => {
+      if (holding) {
+        held.push(event);
+        return;
+      }
+      send({ event });
+      holding = true;
+      setImmediate(() => {
+        holding = false;
+        sendHeld();
+      });
+    });
+    ws.on("close", () => {
+      off();
+      held = [];
+    });
     const messageBudget = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, performance.now());
     let inFlight = 0;
     ws.on("message", (data, isBinary) => {
@@ -319,7 +349,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         if (isBinary) throw new Error("binary");
         msg = JSON.parse(String(data));
       } catch {
-        send({ id: null, ok: false, error: { code: "BAD_REQUEST", message: "messages are JSON text" } });
+        reply({ id: null, ok: false, error: { code: "BAD_REQUEST", message: "messages are JSON text" } });
         return;
       }
       const m = (typeof msg === "object" && msg !== null && !Array.isArray(msg) ? msg : {}) as {
@@ -329,11 +359,11 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       };
       const id = typeof m.id === "number" || typeof m.id === "string" ? m.id : null;
       if (id === null || typeof m.method !== "string") {
-        send({ id, ok: false, error: { code: "BAD_REQUEST", message: "a request is {id, method, args}" } });
+        reply({ id, ok: false, error: { code: "BAD_REQUEST", message: "a request is {id, method, args}" } });
         return;
       }
       if (inFlight >= limits.maxCallsInFlight) {
-        send({ id, ok: false, error: { code: "BUSY", message: "too many requests in flight on this socket" } });
+        reply({ id, ok: false, error: { code: "BUSY", message: "too many requests in flight on this socket" } });
         return;
       }
       inFlight += 1;
@@ -341,12 +371,12 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       logger.debug("call", { caller, method: m.method, args: m.args });
       try {
         const result = await opts.service.call(m.method, m.args ?? [], caller);
-        send({ id, ok: true, result });
+        reply({ id, ok: true, result });
       } catch (err) {
         const e = (typeof err === "object" && err !== null ? err : {}) as { code?: unknown; message?: unknown };
         const code = typeof e.code === "string" ? e.code : "FAILED";
         logger.debug("call refused", { caller, method: m.method, code, error: e.message });
-        send({ id, ok: false, error: { code, message: typeof e.message === "string" ? e.message : String(err) } });
+        reply({ id, ok: false, error: { code, message: typeof e.message === "string" ? e.message : String(err) } });
       } finally {
         inFlight -= 1;
       }

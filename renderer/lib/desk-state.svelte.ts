@@ -282,6 +282,8 @@ export class DeskState {
         const key = cardKey(c.entry);
         // A cleared slot with nothing to say leaves the page's state (it may come back).
         if (c.entry.card === null && c.entry.error === null && !c.entry.updateRequired && !c.entry.hidden) {
+          // Most sessions hold no card: at start each says so once, and the page has nothing to drop.
+          if (!(key in this.entries)) return;
           const { [key]: _gone, ...rest } = this.entries;
           this.entries = rest;
         } else this.entries = { ...this.entries, [key]: c.entry };

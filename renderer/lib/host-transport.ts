@@ -42,14 +42,24 @@ export function hostTransport(loc: LocationLike, Socket: typeof WebSocket = WebS
       for (const l of listeners) l({ type: "change", change: { type: "gateways", gateways: [] } });
     });
     ws.addEventListener("message", (ev) => {
-      let msg: { id?: number; ok?: boolean; result?: unknown; error?: { code: string; message: string }; event?: DeskEvent };
+      let msg: {
+        id?: number;
+        ok?: boolean;
+        result?: unknown;
+        error?: { code: string; message: string };
+        event?: DeskEvent;
+        events?: DeskEvent[];
+      };
       try {
         msg = JSON.parse(String(ev.data));
       } catch {
         return;
       }
-      if (msg.event) {
-        for (const l of listeners) l(msg.event);
+      // Events come one to a message, or several the core emitted together (applied in order,
+      // in one task: the page renders them in one update).
+      const events = msg.event ? [msg.event] : Array.isArray(msg.events) ? msg.events : null;
+      if (events) {
+        for (const event of events) for (const l of listeners) l(event);
         return;
       }
       if (typeof msg.id !== "number") return;

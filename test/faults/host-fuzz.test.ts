@@ -318,6 +318,7 @@ async function bridgeClient(): Promise<{ ws: WebSocket; events: any[] }> {
   ws.on("message", (d) => {
     const m = JSON.parse(String(d));
     if (m.event) events.push(m.event);
+    else if (m.events) events.push(...m.events);
   });
   return { ws, events };
 }

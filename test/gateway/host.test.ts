@@ -12,7 +12,7 @@ import WebSocket from "ws";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import type { DeskService } from "../../main/core/desk-service.ts";
-import type { Page } from "../../common/contract.ts";
+import type { DeskEvent, Page } from "../../common/contract.ts";
 import type { ProgressDesk } from "../../main/core/desk.ts";
 import type { SettingsStore } from "../../main/core/settings.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
@@ -27,6 +27,10 @@ let host: Host;
 let desk: ProgressDesk;
 let settings: SettingsStore;
 const callers: { method: string; caller: Page | undefined }[] = [];
+/** The listener of every socket the host subscribed, so a test can emit events as the core does. */
+const subscribers = new Set<(event: DeskEvent) => void>();
+/** Runs inside the next calls the host makes to the service (a test's events emitted while a call is answered). */
+let duringCall: (() => void) | null = null;
 const pages = mkdtempSync(join(tmpdir(), "pd-pages-"));
 
 before(async () => {
@@ -46,7 +50,16 @@ before(async () => {
     ...real,
     call: (method, args, caller) => {
       callers.push({ method, caller });
+      duringCall?.();
       return real.call(method, args, caller);
+    },
+    subscribe: (listener) => {
+      subscribers.add(listener);
+      const off = real.subscribe(listener);
+      return () => {
+        subscribers.delete(listener);
+        off();
+      };
     },
   };
   desk.configure(service.gateways());
@@ -96,6 +109,7 @@ function rpc(ws: WebSocket) {
   ws.on("message", (d) => {
     const m = JSON.parse(String(d));
     if (m.event) events.push(m.event);
+    else if (m.events) events.push(...m.events);
     else waiting.get(m.id)?.(m);
   });
   return {
@@ -301,6 +315,57 @@ describe("the bridge socket", () => {
       assert.equal(still.ok, true, "garbage does not break the socket");
       assert.equal(still.result.showCards, true);
     } finally {
+      ws.close();
+    }
+  });
+
+  test("events the core emits in one turn: the first goes out at once, the rest follow in order as one message", async () => {
+    const ws = await openSocket({ origin: host.origin });
+    try {
+      // Only messages of settings events: the core may emit a change of its own meanwhile.
+      const raw: any[] = [];
+      ws.on("message", (d) => {
+        const m = JSON.parse(String(d));
+        const events: any[] = m.event ? [m.event] : (m.events ?? []);
+        if (events.length > 0 && events.every((e) => e.type === "settings")) raw.push(m);
+      });
+      // The host subscribes a socket when it opens; the newest listener is this socket's.
+      const listener = [...subscribers].at(-1)!;
+      const base = (await rpc(ws).call("getSettings")).result;
+      const burst = [1, 2, 3].map((n): DeskEvent => ({ type: "settings", settings: { ...base, showCards: n % 2 === 1 } }));
+      listener(burst[0]!);
+      await new Promise<void>((resolve) => setImmediate(resolve)); // a later turn: on its own again
+      for (const e of burst) listener(e);
+      await until("the burst to arrive", () => raw.length >= 3);
+      assert.deepEqual(raw, [{ event: burst[0] }, { event: burst[0] }, { events: [burst[1], burst[2]] }]);
+    } finally {
+      ws.close();
+    }
+  });
+
+  test("a reply never overtakes an event emitted before it: events held back for their turn go out first", async () => {
+    const ws = await openSocket({ origin: host.origin });
+    try {
+      const order: string[] = [];
+      ws.on("message", (d) => {
+        const m = JSON.parse(String(d));
+        const events: any[] = m.event ? [m.event] : (m.events ?? []);
+        for (const e of events) if (e.type === "settings" && typeof e.settings.mark === "string") order.push(e.settings.mark);
+        if (m.id === "marked") order.push("reply");
+      });
+      const listener = [...subscribers].at(-1)!;
+      const mark = (name: string): DeskEvent => ({ type: "settings", settings: { mark: name } as never });
+      // Two events while the call is answered: the first goes out at once, the second is held for the turn.
+      duringCall = () => {
+        duringCall = null;
+        listener(mark("first"));
+        listener(mark("second"));
+      };
+      ws.send(JSON.stringify({ id: "marked", method: "getSettings", args: [] }));
+      await until("the reply", () => order.includes("reply"));
+      assert.deepEqual(order, ["first", "second", "reply"]);
+    } finally {
+      duringCall = null;
       ws.close();
     }
   });

@@ -242,8 +242,9 @@ function section(
       "**A** with no other client, **B** with the desk core and browser host (`startTestHost`, in this process) and the popover page open in Chromium, started before the block " +
       "and connected with every card drawn, stopped after it; **C** with one bare client (its own device identity, `sessions.subscribe` as the desk sends) that receives every " +
       "change event and sends nothing more. Reads per put: the desk's `progressCard.get` count between the window's start and end over the puts answered in it. " +
-      "Paced reads: reads the desk started while it counted the Gateway as busy (its change-driven reads coming back far slower than the quickest one on the connection, " +
-      "`main/core/gateway-load.ts`); then it reads at most 5 cards a second, one at a time, the other hints coalescing per session, and every card is read at once when replies are quick again. " +
+      "Paced reads: reads the desk started while it counted the Gateway as busy (`main/core/gateway-load.ts`: at least 50 change hints a second across at least 5 sessions, " +
+      "or its reads coming back far slower than the quickest one on the connection while at least 20 hints arrive a second); then it reads at most 5 cards a second, one at a time, " +
+      "the other hints coalescing per session, and every card is read at once when the storm ends. " +
       "Everything shares the machine's CPUs with the Gateway, so the desk's own CPU is part of the cost measured.",
     END,
   ].join("\n");

@@ -423,7 +423,7 @@ export class CardStore {
     const p = (payload ?? {}) as { sessionKey?: unknown; revision?: unknown };
     if (typeof p.sessionKey !== "string" || p.sessionKey === "" || p.sessionKey.length > MAX_SESSION_KEY_LENGTH) return;
     const revision = typeof p.revision === "number" ? p.revision : null;
-    this.load.noteHint();
+    this.load.noteHint(p.sessionKey);
     for (const slot of this.slotsForEvent(p.sessionKey)) {
       // Skip a hint for the revision we hold; a null (clear/reset) is always read again (§4.4).
       // Events arrive in order, so a lower revision than the one held means the card was

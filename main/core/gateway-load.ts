@@ -1,11 +1,16 @@
-// How busy a Gateway is with card writes (issue 11: the cost of being watched). A Gateway
-// saturated by its agents' writes answers every request late, and every read we add is
-// throughput those agents lose. Two signs together say so: our change-driven reads come back far
-// slower than the quickest one seen on this connection (slow), and change hints arrive by the
-// dozen each second (a storm of writes). Then the card store reads less (a small budget per
-// second, one at a time) and lets further hints coalesce per session; as soon as either sign
-// fades it reads at once as before. Slow replies alone (a loaded machine, a far Gateway) pace
-// nothing: with few hints our reads cost little, and each one is what the person waits for.
+// How busy a Gateway is with card writes (issue 11: the cost of being watched). Under a storm of
+// writes the Gateway is the bottleneck, and every read we add is throughput its agents lose.
+// Either of two signs says so:
+// - a storm across sessions: at least 50 change hints a second naming at least 5 sessions. Nobody
+//   follows that many cards revision by revision; reading each a few times a second is plenty.
+//   (One card changing fast is different: the person watches that one, so it is read at once.)
+// - slow replies in a stream of hints: our change-driven reads come back far slower than the
+//   quickest one seen on this connection while at least 20 hints arrive a second.
+// Then the card store reads less (a small budget per second, one at a time) and lets further
+// hints coalesce per session; as soon as the sign fades it reads at once as before. A lone get
+// can come back quickly even in a storm (the Gateway queues its writes, not its reads), so slow
+// replies alone do not show every storm; and slow replies with few hints (a loaded machine, a far
+// Gateway) pace nothing: our reads then cost little, and each is what the person waits for.
 
 export type GatewayLoadOptions = {
   /** Below this smoothed round trip (ms) replies never count as slow, however quick they were before. */
@@ -19,8 +24,12 @@ export type GatewayLoadOptions = {
   busyCeilingMs: number;
   /** Weight of each new round trip in the smoothed one (0–1). */
   smoothing: number;
-  /** A storm of writes: at least this many change hints per second (smoothed over about a second). */
+  /** With slow replies: at least this many change hints per second (smoothed over about a second). */
   busyHintsPerSecond: number;
+  /** A storm across sessions: at least this many hints per second … */
+  stormHintsPerSecond: number;
+  /** … naming at least this many distinct sessions within a second. */
+  stormSessions: number;
 };
 
 export const DEFAULT_GATEWAY_LOAD: GatewayLoadOptions = {
@@ -29,6 +38,8 @@ export const DEFAULT_GATEWAY_LOAD: GatewayLoadOptions = {
   busyCeilingMs: 400,
   smoothing: 0.25,
   busyHintsPerSecond: 20,
+  stormHintsPerSecond: 50,
+  stormSessions: 5,
 };
 
 /** Quick replies in a row that end a slow spell. */
@@ -47,18 +58,40 @@ export class GatewayLoad {
   /** Change hints per second, decayed exponentially, as of `hintAt`. */
   private hintRate = 0;
   private hintAt = 0;
+  /** Sessions hinted in this second and the one before (whole seconds since `bucketAt`). */
+  private sessionsNow = new Set<string>();
+  private sessionsBefore = new Set<string>();
+  private bucketAt = 0;
 
   /** `clock`: monotonic ms, the same clock the round trips are timed with. */
   constructor(opts: Partial<GatewayLoadOptions> = {}, clock: () => number = () => performance.now()) {
     this.opts = { ...DEFAULT_GATEWAY_LOAD, ...opts };
     this.clock = clock;
     this.hintAt = clock();
+    this.bucketAt = this.hintAt;
   }
 
-  /** One change hint arrived (whatever session it names). */
-  noteHint(): void {
+  /** One change hint arrived, naming `sessionKey`. */
+  noteHint(sessionKey: string): void {
     this.hintRate = this.hintsPerSecond() + 1000 / HINT_RATE_WINDOW_MS;
     this.hintAt = this.clock();
+    this.rotateBuckets();
+    this.sessionsNow.add(sessionKey);
+  }
+
+  /** Distinct sessions hinted within about the last second. */
+  sessionsPerSecond(): number {
+    this.rotateBuckets();
+    return Math.max(this.sessionsNow.size, this.sessionsBefore.size);
+  }
+
+  private rotateBuckets(): void {
+    const now = this.clock();
+    const elapsed = now - this.bucketAt;
+    if (elapsed < HINT_RATE_WINDOW_MS) return;
+    this.sessionsBefore = elapsed < 2 * HINT_RATE_WINDOW_MS ? this.sessionsNow : new Set();
+    this.sessionsNow = new Set();
+    this.bucketAt = now;
   }
 
   /** Change hints per second now (about the last second's count). */
@@ -103,9 +136,11 @@ export class GatewayLoad {
     return this.isSlow;
   }
 
-  /** Slow replies in a storm of hints: read less. */
+  /** A storm of hints across sessions, or slow replies in a stream of hints: read less. */
   get busy(): boolean {
-    return this.isSlow && this.hintsPerSecond() >= this.opts.busyHintsPerSecond;
+    const hints = this.hintsPerSecond();
+    if (hints >= this.opts.stormHintsPerSecond && this.sessionsPerSecond() >= this.opts.stormSessions) return true;
+    return this.isSlow && hints >= this.opts.busyHintsPerSecond;
   }
 
   /** The smoothed round trip in ms (null before the first sample). */
@@ -121,5 +156,8 @@ export class GatewayLoad {
     this.quickInARow = 0;
     this.hintRate = 0;
     this.hintAt = this.clock();
+    this.sessionsNow = new Set();
+    this.sessionsBefore = new Set();
+    this.bucketAt = this.hintAt;
   }
 }

@@ -11,11 +11,11 @@ function gauge(opts: Partial<GatewayLoadOptions> = {}) {
     { busyFloorMs: 30, busyFactor: 8, busyCeilingMs: 400, smoothing: 0.25, busyHintsPerSecond: 100, ...opts },
     () => clock.at,
   );
-  /** `n` hints spread evenly over `ms`. */
-  const hints = (n: number, ms = 1_000) => {
+  /** `n` hints spread evenly over `ms`, round-robin over `sessions` sessions. */
+  const hints = (n: number, ms = 1_000, sessions = 1) => {
     for (let i = 0; i < n; i++) {
       clock.at += ms / n;
-      load.noteHint();
+      load.noteHint(`agent:main:s${i % sessions}`);
     }
   };
   return { load, clock, hints };
@@ -120,7 +120,7 @@ describe("GatewayLoad: busy = slow replies in a storm of hints", () => {
     assert.equal(load.busy, true);
   });
 
-  test("hundreds of hints with quick replies are not busy (a quiet Gateway keeps up)", () => {
+  test("one card changing hundreds of times a second, with quick replies, is not paced (the person watches that one)", () => {
     const { load, hints } = gauge();
     for (let i = 0; i < 20; i++) load.sample(3);
     hints(500);
@@ -146,5 +146,47 @@ describe("GatewayLoad: busy = slow replies in a storm of hints", () => {
     assert.equal(load.hintsPerSecond(), 0);
     load.sample(40); // the new connection's quickest so far: not slow against itself
     assert.equal(load.slow, false);
+  });
+});
+
+describe("GatewayLoad: busy = a storm of hints across sessions, however quick the replies", () => {
+  function quickGauge() {
+    const g = gauge();
+    for (let i = 0; i < 20; i++) g.load.sample(3);
+    return g;
+  }
+
+  test("300 hints a second across 50 sessions is a storm", () => {
+    const { load, hints } = quickGauge();
+    hints(300, 1_000, 50);
+    assert.equal(load.sessionsPerSecond(), 50);
+    assert.equal(load.busy, true);
+  });
+
+  test("the same hints on 4 sessions are not a storm", () => {
+    const { load, hints } = quickGauge();
+    hints(300, 1_000, 4);
+    assert.equal(load.busy, false);
+  });
+
+  test("50 sessions changing now and then (40 hints a second) are not a storm", () => {
+    const { load, hints } = quickGauge();
+    hints(40, 1_000, 50);
+    assert.equal(load.busy, false);
+  });
+
+  test("the storm ends a few seconds after the hints stop", () => {
+    const { load, clock, hints } = quickGauge();
+    hints(300, 1_000, 50);
+    assert.equal(load.busy, true);
+    clock.at += 2_500;
+    assert.equal(load.sessionsPerSecond(), 0);
+    assert.equal(load.busy, false);
+  });
+
+  test("sessions count within about a second: 50 sessions hinted once each over ten seconds are not 50 at once", () => {
+    const { load, hints } = quickGauge();
+    hints(50, 10_000, 50);
+    assert.ok(load.sessionsPerSecond() <= 10, `${load.sessionsPerSecond()} sessions`);
   });
 });

@@ -5,6 +5,7 @@
 // moment (also recorded); the range is compared with the time that really remained: until the
 // record in which the last step was seen completed. Pure: no Gateway, no files.
 import type { CardHistoryData, HistoryRecord } from "../common/card-history.ts";
+import { seededRandom } from "../test/harness/seeded-random.ts";
 import { deriveTiming } from "../common/card-timing.ts";
 import type { CardState } from "../common/model.ts";
 
@@ -134,17 +135,8 @@ export function finishedAt(c: RecordedCard): { at: number; seen: boolean } | nul
   return { at: r.at, seen: r.gapFrom === undefined };
 }
 
-/** mulberry32: small, seeded, good enough for sampling. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded sampling (mulberry32), so a figure can be reproduced. */
+export const rng = seededRandom;
 
 /**
  * Samples `perInterval` seeded moments between every two consecutive records of each card, up

@@ -6,6 +6,7 @@
 // card written to the Gateway, and its memory is back near where it started.
 // Seeded: the seed is printed; FUZZ_SEED=<n> replays a run.
 import assert from "node:assert/strict";
+import { seededRandom } from "../harness/seeded-random.ts";
 import { randomBytes } from "node:crypto";
 import type net from "node:net";
 import { after, before, test } from "node:test";
@@ -36,14 +37,7 @@ const seed = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED)
 
 /** mulberry32: small, fast, and the same sequence for the same seed. */
 function prng(s: number) {
-  let a = s >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(s);
   const int = (n: number): number => Math.floor(next() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
   const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => int(256)));

@@ -2,6 +2,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { isDetailToken, middleEllipsis, truncate } from "../../common/truncate.ts";
+import { seededRandom } from "../harness/seeded-random.ts";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 function graphemes(text: string): string[] {
@@ -11,17 +12,8 @@ function len(text: string): number {
   return graphemes(text).length;
 }
 
-/** A small seeded PRNG (mulberry32) so a failure is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so a failure is reproducible. */
+const rng = seededRandom;
 
 const PIECES = [
   "a",

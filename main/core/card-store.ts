@@ -5,8 +5,8 @@
 // gets its hints coalesced per session in the queue, never one read (and one UI change) each.
 // The roster (every listed session, paged) is read once per connection outside that budget:
 // it is bounded by the session cap, not by events, and a start-up must not wait on a rate.
-// A Gateway saturated by its agents' writes (our reads come back slowly: GatewayLoad) gets far
-// fewer reads still: a small budget and few in flight, hints coalescing per session meanwhile,
+// A Gateway in a storm of writes (many sessions changing at once, or slow replies amid many
+// hints: GatewayLoad) gets far fewer reads still: a small budget and few in flight, hints coalescing per session meanwhile,
 // because every read we add is throughput its agents lose (issue 11).
 import { deriveCard, readCard, sameDerived } from "../../common/card.ts";
 import { errorFacts } from "./connection-state.ts";
@@ -110,7 +110,7 @@ export const DEFAULT_MAX_READS_IN_FLIGHT = 8;
  */
 export const DEFAULT_MAX_READS_PER_SECOND = 200;
 /**
- * A Gateway answering slowly under its agents' writes: about one read in fifty puts at the
+ * A Gateway in a storm of writes: about one read in fifty puts at the
  * rates a loopback Gateway reaches (250–300 puts/s), each busy card still read every few
  * seconds, its latest revision always, and every read back at once when the storm ends.
  */
@@ -147,6 +147,8 @@ export class CardStore {
   /** The smaller budget while the Gateway is busy. */
   private readonly busyBudget: TokenBucket;
   private readonly load: GatewayLoad;
+  /** Times read round trips for the load gauge. */
+  private readonly roundTripClock: () => number;
   private budgetTimer: ReturnType<typeof setTimeout> | null = null;
   /** Highest number of reads ever in flight for one session (must stay 1), for tests and bench. */
   maxInFlightPerSession = 0;
@@ -186,7 +188,8 @@ export class CardStore {
     this.readBudget = new TokenBucket(rate, rate, this.monotonicNow());
     const busyRate = Math.max(1, opts.busyReadsPerSecond ?? DEFAULT_BUSY_READS_PER_SECOND);
     this.busyBudget = new TokenBucket(busyRate, busyRate, this.monotonicNow());
-    this.load = new GatewayLoad(opts.gatewayLoad, opts.roundTripClock);
+    this.roundTripClock = opts.roundTripClock ?? (() => performance.now());
+    this.load = new GatewayLoad(opts.gatewayLoad, this.roundTripClock);
   }
 
   /** Whether change-driven reads are paced now because the Gateway answers slowly. */
@@ -603,14 +606,14 @@ export class CardStore {
       }
       const epoch = slot.writeEpoch;
       try {
-        const clock = this.opts.roundTripClock ?? performance.now.bind(performance);
-        const sentAt = clock();
+        const sentAt = this.roundTripClock();
         const reply = await this.opts.transport.request<{ card?: unknown }>("progressCard.get", target);
         // The roster's reads go eight at a time, queueing behind each other: they would make any
         // Gateway look busy, so they only say how quick it can be. Reads asked for by changes
         // say how busy it is.
-        if (round) this.load.noteQuickest(clock() - sentAt);
-        else this.load.sample(clock() - sentAt);
+        const roundTrip = this.roundTripClock() - sentAt;
+        if (round) this.load.noteQuickest(roundTrip);
+        else this.load.sample(roundTrip);
         this.applyRead(slot, reply?.card ?? null, epoch);
       } catch (err) {
         this.applyReadError(slot, err);

@@ -35,29 +35,28 @@ export function openSettingsFile(open: OpenStore, dir: string, deps: RescueDeps)
   const path = settingsFilePath(dir);
   let copy: string | null = null;
 
-  /** The store, rescuing the file first when the store refuses it; `rescued` says whether it did. */
-  const openRescued = (): { store: KeyValueStore; rescued: boolean } => {
+  /** The store, rescuing the file first when the store refuses it. */
+  const openRescued = (): KeyValueStore => {
     try {
       if (holdsNoStore(path)) throw new SyntaxError("the settings file holds JSON that is not an object");
-      return { store: open(options), rescued: false };
+      return open(options);
     } catch (err) {
       if (!isDamagedFile(err)) throw err;
       const rescue = rescueDamagedFile(path, repairStoreDocument, deps);
       copy = rescue.copy ?? copy;
-      return { store: rescue.copy === null ? memoryStore(rescue.salvaged as Record<string, unknown>) : open(options), rescued: true };
+      return rescue.copy === null ? memoryStore(rescue.salvaged as Record<string, unknown>) : open(options);
     }
   };
 
-  let store = openRescued().store;
+  let store = openRescued();
   const use = <T>(act: (s: KeyValueStore) => T): T => {
     try {
       return act(store);
     } catch (err) {
       if (!isDamagedFile(err)) throw err;
-      // The refusal may be of the value being written, not of the file: then it stands.
-      const reopened = openRescued();
-      store = reopened.store;
-      if (!reopened.rescued) throw err;
+      // The file is judged afresh: a refusal of the value being written leaves a sound file
+      // alone, and the retry is refused again.
+      store = openRescued();
       return act(store);
     }
   };

@@ -42,7 +42,7 @@ describe("Settings page: the damaged settings file notice (FAKE desk)", { skip: 
   }
 
   test("the copy's path is shown as text, markup in it included", async () => {
-    const copy = '/home/me/.config/Progress Desk/settings.corrupt-2026-12-04T15-30-00Z.json<img src=x onerror="document.title=1">';
+    const copy = 'Progress Desk/settings.corrupt-2026-12-04T15-30-00Z.json<img src=x onerror="document.title=1">';
     const { page, errors } = await settingsPage({ damagedFileCopy: copy });
     const notice = page.getByRole("status").filter({ hasText: "settings file could not be read in full" });
     await notice.waitFor(WAIT);

@@ -126,6 +126,8 @@ export const SettingsSchema = Type.Object({
    * "unavailable": saved ones can't be read now and are kept untouched (say so, loudly).
    */
   credentialStorage,
+  /** Set when the settings file could not be read in full this run: where it was kept as it was (what could be read is in use). */
+  damagedFileCopy: Type.Optional(Type.String()),
 });
 export type Settings = Static<typeof SettingsSchema>;
 

@@ -221,7 +221,10 @@ function activityOf(snapshot: DeskSnapshot, gatewayId: string, sessionKey: strin
 function activityRows(a: SessionActivity | null, width: number): string[] {
   if (!a) return [];
   const rows: string[] = [];
-  if (a.live && a.current) rows.push(truncate(`    ⋯ ${a.current.label}`, width));
+  if (a.live && a.current) {
+    const waiting = a.current.status === "waiting" ? "waiting for your approval · " : "";
+    rows.push(truncate(`    ⋯ ${waiting}${a.current.label}`, width));
+  }
   if (a.live && a.stall) rows.push(truncate(`    ! ${a.stall.text}`, width));
   return rows;
 }

@@ -16,10 +16,15 @@ import {
   cardSignature,
   connectionLine,
   focusedCard,
+  needsJson,
+  needsLine,
   plainCardLine,
   plainConnectionLine,
+  plainNeedsLine,
   statusBlock,
 } from "./watch-format.ts";
+import { shortKeyTitle } from "../../common/sessions.ts";
+import { needsRecordPath, openNeedsRecordFile } from "../core/needs-record-file.ts";
 import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
 
 export type WatchOptions = {
@@ -69,7 +74,9 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   if (notice) io.stderr.write(notice);
   // The app's card history continues here, read only: `watch` may run beside the app and must not overwrite its file.
   const history = openHistoryFile(historyPath(dataHome(io.env)), { write: false, warn: (m) => io.stderr.write(`progress-desk: ${m}\n`) });
-  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), history, logger });
+  // The needs-you record likewise: read, never written, by `watch`.
+  const needsRecord = openNeedsRecordFile(needsRecordPath(dataHome(io.env)), { write: false, warn: (m) => io.stderr.write(`progress-desk: ${m}\n`) });
+  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), history, needsRecord, logger });
   const tty = !opts.json && Boolean(io.stdout.isTTY);
   const osc = tty && terminalSupportsProgress(io.env);
   const signatures = new Map<string, string>();
@@ -126,6 +133,14 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
         // Written as soon as the core has the card: stdout to a pipe is synchronous here.
         if (opts.json) io.stdout.write(JSON.stringify(cardLine(change.entry)) + "\n");
         else if (!tty) io.stdout.write(plainCardLine(change.entry) + "\n");
+      }
+    } else if (change.type === "needs" && change.event && !tty) {
+      const g = desk.snapshot().gateways.find((x) => x.id === change.gatewayId);
+      if (opts.json) io.stdout.write(needsJson(needsLine(change.event, g?.url ?? null)) + "\n");
+      else {
+        const key = change.event.entry.sessionKey;
+        const title = (key && g?.sessions.find((s) => s.key === key)?.title) ?? (key ? shortKeyTitle(key) : "An agent");
+        io.stdout.write(plainNeedsLine(change.event, title, g?.url ?? null) + "\n");
       }
     } else if (change.type === "activity" && opts.json) {
       const id = sessionOnGatewayKey(change.gatewayId, change.activity.sessionKey);

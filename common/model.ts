@@ -359,6 +359,4 @@ export type NeedsState = {
 };
 
 /** One entry's change, in order: `resolved` carries the record it left. */
-export type NeedEvent =
-  | { kind: "arrived" | "updated"; entry: NeedEntry }
-  | { kind: "resolved"; entry: NeedEntry; record: NeedRecord };
+export type NeedEvent = { kind: "arrived" | "updated"; entry: NeedEntry } | { kind: "resolved"; entry: NeedEntry; record: NeedRecord };

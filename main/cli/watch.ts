@@ -33,6 +33,8 @@ export type WatchOptions = {
   token?: string;
   password?: string;
   setupCode?: string;
+  /** Y6: ask for the approvals and questions scopes and declare the approvals capability. */
+  answerApprovals?: boolean;
   /** Debug lines on stderr. */
   verbose?: boolean;
 };
@@ -66,7 +68,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   for (const note of discovered.notes) io.stderr.write(`progress-desk: ${note}\n`);
   for (const secret of [discovered.token, discovered.password, discovered.bootstrapToken]) logger.protect(secret);
   logger.debug("watch", { version: appVersion(), url: discovered.url, json: opts.json });
-  const gateway: GatewayConfig = discoveredGateway(discovered);
+  const gateway: GatewayConfig = { ...discoveredGateway(discovered), ...(opts.answerApprovals ? { answerApprovals: true } : {}) };
 
   const credentialsFile = join(dataHome(io.env), "credentials.json");
   const vault = await CredentialVault.open(fileStorage(credentialsFile), logger);
@@ -75,7 +77,10 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   // The app's card history continues here, read only: `watch` may run beside the app and must not overwrite its file.
   const history = openHistoryFile(historyPath(dataHome(io.env)), { write: false, warn: (m) => io.stderr.write(`progress-desk: ${m}\n`) });
   // The needs-you record likewise: read, never written, by `watch`.
-  const needsRecord = openNeedsRecordFile(needsRecordPath(dataHome(io.env)), { write: false, warn: (m) => io.stderr.write(`progress-desk: ${m}\n`) });
+  const needsRecord = openNeedsRecordFile(needsRecordPath(dataHome(io.env)), {
+    write: false,
+    warn: (m) => io.stderr.write(`progress-desk: ${m}\n`),
+  });
   const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), history, needsRecord, logger });
   const tty = !opts.json && Boolean(io.stdout.isTTY);
   const osc = tty && terminalSupportsProgress(io.env);

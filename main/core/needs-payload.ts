@@ -111,7 +111,14 @@ export function questionEntry(gatewayId: string, payload: unknown, now: number):
 
 /** An `agent` lifecycle event: `waiting-approval` / `approval-resolved` with its approval id, or a run's end. */
 export type LifecycleSignal =
-  | { phase: "waiting-approval" | "approval-resolved"; approvalId: string; sessionKey: string; runId: string; agentId: string | null; toolCallId: string | null }
+  | {
+      phase: "waiting-approval" | "approval-resolved";
+      approvalId: string;
+      sessionKey: string;
+      runId: string;
+      agentId: string | null;
+      toolCallId: string | null;
+    }
   | { phase: "run-ended"; sessionKey: string; runId: string };
 
 export function lifecycleSignal(payload: unknown): LifecycleSignal | null {

@@ -68,6 +68,11 @@ export class NeedsSync {
     const lists = await Promise.all(kinds.map(read));
     if (generation !== this.generation) return;
     const readKinds = kinds.filter((_, i) => lists[i] !== null);
-    this.book.reconcile(this.gatewayId, readKinds, lists.flatMap((l) => l ?? []), listedAt);
+    this.book.reconcile(
+      this.gatewayId,
+      readKinds,
+      lists.flatMap((l) => l ?? []),
+      listedAt,
+    );
   }
 }

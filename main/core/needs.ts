@@ -119,14 +119,16 @@ export class NeedsBook {
   expire(): void {
     const now = this.opts.now();
     for (const [gatewayId, g] of this.gateways) {
-      for (const e of [...g.entries.values()]) if (e.expiresAt !== null && e.expiresAt <= now) this.resolve(gatewayId, e.id, "expired", null, now);
+      for (const e of [...g.entries.values()])
+        if (e.expiresAt !== null && e.expiresAt <= now) this.resolve(gatewayId, e.id, "expired", null, now);
     }
   }
 
   /** The earliest expiry of any pending entry, for the caller's timer. */
   nextExpiry(): number | null {
     let next: number | null = null;
-    for (const g of this.gateways.values()) for (const e of g.entries.values()) if (e.expiresAt !== null && (next === null || e.expiresAt < next)) next = e.expiresAt;
+    for (const g of this.gateways.values())
+      for (const e of g.entries.values()) if (e.expiresAt !== null && (next === null || e.expiresAt < next)) next = e.expiresAt;
     return next;
   }
 

@@ -155,7 +155,13 @@ describe("the needs-you book", () => {
     book.handleEvent(GW, "exec.approval.resolved", { id: "answered", decision: "deny" });
     const listed = ["listed", "answered"].map((id) => ({ ...blankListed(id) }));
     book.reconcile(GW, ["exec"], listed, listedAt);
-    assert.deepEqual(book.state(GW).entries.map((e) => e.id).sort(), ["listed", "newer"]);
+    assert.deepEqual(
+      book
+        .state(GW)
+        .entries.map((e) => e.id)
+        .sort(),
+      ["listed", "newer"],
+    );
     assert.equal(book.record.find(GW, "old")?.outcome, "gone");
     assert.ok(events.some((e) => e.kind === "arrived" && e.entry.id === "listed"));
   });
@@ -165,7 +171,13 @@ describe("the needs-you book", () => {
     book.handleEvent(GW, "question.requested", {
       id: "ask_1",
       questions: [
-        { questionId: "colour", header: "Pick", question: "Which colour?", options: [{ label: "Red" }, { label: "Blue", description: "calm" }], isOther: true },
+        {
+          questionId: "colour",
+          header: "Pick",
+          question: "Which colour?",
+          options: [{ label: "Red" }, { label: "Blue", description: "calm" }],
+          isOther: true,
+        },
       ],
       sessionKey: "agent:main:main",
       runId: "runQ",
@@ -243,9 +255,18 @@ describe("the activity line of a call waiting for approval (Y7)", () => {
   test("says waiting while the approval is pending and running again after it, and raises no stall", () => {
     let t = T0;
     const tracker = new ActivityTracker({ now: () => t, schedule: () => () => {}, stall: { silentMs: 60_000 } });
-    const agent = (stream: string, data: Record<string, unknown>) => tracker.handleAgentEvent(GW, { runId: "runB", sessionKey: KEY, stream, data });
+    const agent = (stream: string, data: Record<string, unknown>) =>
+      tracker.handleAgentEvent(GW, { runId: "runB", sessionKey: KEY, stream, data });
     agent("lifecycle", { phase: "start" });
-    agent("item", { itemId: "tool:call_12", toolCallId: "call_12", name: "exec", kind: "tool", phase: "start", meta: "uname -s", commandBearing: true });
+    agent("item", {
+      itemId: "tool:call_12",
+      toolCallId: "call_12",
+      name: "exec",
+      kind: "tool",
+      phase: "start",
+      meta: "uname -s",
+      commandBearing: true,
+    });
     const current = (): SessionActivity["current"] => tracker.get(GW, KEY)?.current ?? null;
     assert.equal(current()?.status, "running");
     agent("lifecycle", { phase: "waiting-approval", approvalId: ID, toolCallId: "call_12" });

@@ -117,7 +117,8 @@ export class SettingsStore {
     const derived = gatewayIdForUrl(input.url.trim());
     const id = before ? before.id : this.doc.gateways.some((g) => g.id === derived) ? `gw-${randomUUID().slice(0, 8)}` : derived;
     const url = input.url.trim();
-    const next: StoredGateway = { id, url, label: input.label.trim() || new URL(url).host, color: input.color };
+    const answerApprovals = input.answerApprovals ?? before?.answerApprovals ?? false;
+    const next: StoredGateway = { id, url, label: input.label.trim() || new URL(url).host, color: input.color, answerApprovals };
     // Checked before anything changes: a refused save leaves memory and disk as they were.
     if (FIELDS.some((f) => input[f]?.trim()) && this.vault.protection === "unavailable") throw new Error(SECRET_NOT_SAVED);
     const gateways = before ? this.doc.gateways.map((g) => (g.id === id ? next : g)) : [...this.doc.gateways, next];
@@ -145,6 +146,7 @@ export class SettingsStore {
   gatewayConfigs(): GatewayConfig[] {
     return this.doc.gateways.map((g) => {
       const c: GatewayConfig = { id: g.id, label: g.label, color: g.color, url: g.url };
+      if (g.answerApprovals) c.answerApprovals = true;
       const token = this.secret(g, "token");
       const password = this.secret(g, "password");
       const setup = this.secret(g, "setupCode");

@@ -714,6 +714,36 @@ describe("GatewayConnection: a loopback Gateway coming back (port probe)", () =>
     assert.equal(r.clock.pending, 0);
   });
 
+  test("a listener the attempt still cannot reach (refused anyway): one probe-led attempt per backoff step, no storm", T, async (tc) => {
+    // E.g. `localhost` resolving to another address for the probe than for the socket.
+    const probes = fakeProbes(true);
+    const attemptTimes: number[] = [];
+    // The rig makes the clock; onState, made before it, reads it through this holder.
+    const held: { clock?: FakeClock } = {};
+    const r = await probed(
+      tc,
+      (c) => {
+        c.connectError(refused());
+        c.close(1006, "");
+      },
+      probes,
+      { onState: (s) => void (s.state === "connecting" && attemptTimes.push(held.clock!.now)) },
+    );
+    const clock = (held.clock = r.clock);
+    const t0 = clock.now;
+    r.conn.start();
+    while (clock.now - t0 < 60_000) {
+      await until(() => r.conn.state.state === "offline");
+      clock.advance(250);
+    }
+    // Refused at 0; the probe-led attempt at 0.75 s; the 20 s backoff step at 20.75 s; its probe-led one …
+    assert.deepEqual(
+      attemptTimes.map((t) => t - t0),
+      [0, 750, 20_750, 21_500, 51_500, 52_250],
+    );
+    assert.equal(probes.made.length, 3, "a probe only after a scheduled attempt was refused");
+  });
+
   test("a remote Gateway is never probed: plain backoff", T, async (tc) => {
     const probes = fakeProbes(true);
     const r = await probed(

@@ -1,5 +1,5 @@
 // The real port probe against loopback sockets: it connects, sends nothing and closes at once.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
 import { tcpProbe } from "../../main/core/tcp-probe.ts";
@@ -9,47 +9,48 @@ const T = { timeout: 5_000 };
 
 const probe = (port: number) => new Promise<boolean>((resolve) => tcpProbe({ host: "127.0.0.1", port }, resolve));
 
-test("a listening port answers true; the server sees a connection that sends nothing and closes", T, async () => {
-  const seen: Array<Promise<number>> = [];
+/** A loopback server that reports each connection's bytes when it closes; torn down after the test, even a failed one. */
+async function listen(tc: TestContext) {
+  const sockets = new Set<net.Socket>();
+  const closed: Array<Promise<number>> = [];
+  let onConnection = () => {};
   const server = net.createServer((socket) => {
-    seen.push(
-      new Promise((resolve) => {
-        let bytes = 0;
-        socket.on("data", (d) => (bytes += d.length));
-        socket.on("error", () => {});
-        socket.on("close", () => resolve(bytes));
-      }),
-    );
+    sockets.add(socket);
+    let bytes = 0;
+    socket.on("data", (d) => (bytes += d.length));
+    socket.on("error", () => {});
+    closed.push(new Promise((resolve) => socket.on("close", () => resolve(bytes))));
+    onConnection();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  try {
-    const { port } = server.address() as net.AddressInfo;
-    assert.equal(await probe(port), true);
-    await new Promise<void>((resolve) => (seen.length ? resolve() : server.once("connection", () => resolve())));
-    assert.equal(await seen[0], 0, "closed by the probe without a byte");
-  } finally {
+  tc.after(async () => {
+    for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+  });
+  const firstConnection = new Promise<void>((resolve) => (onConnection = resolve));
+  return { port: (server.address() as net.AddressInfo).port, closed, firstConnection };
+}
+
+test("a listening port answers true; the server sees a connection that sends nothing and is closed", T, async (tc) => {
+  const server = await listen(tc);
+  assert.equal(await probe(server.port), true);
+  await server.firstConnection;
+  assert.equal(await server.closed[0], 0, "closed by the probe without a byte");
 });
 
 test("a port nobody listens on answers false", T, async () => {
   assert.equal(await probe(await freePort()), false);
 });
 
-test("cancel destroys the socket and no answer follows", T, async () => {
-  const server = net.createServer((socket) => socket.on("error", () => {}));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  try {
-    const { port } = server.address() as net.AddressInfo;
-    const closed = new Promise<void>((resolve) => server.once("connection", (s) => s.once("close", () => resolve())));
-    let answers = 0;
-    const cancel = tcpProbe({ host: "127.0.0.1", port }, () => answers++);
-    cancel();
-    // If the connect got through before the cancel, its close is seen; either way no answer comes.
-    await Promise.race([closed, new Promise((r) => setImmediate(r))]);
-    await new Promise((r) => setImmediate(r));
-    assert.equal(answers, 0);
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+test("cancel destroys the socket: the server sees it closed, and no answer comes", T, async (tc) => {
+  const server = await listen(tc);
+  let answers = 0;
+  const cancel = tcpProbe({ host: "127.0.0.1", port: server.port }, () => answers++);
+  cancel();
+  // The connect may still reach the server before the cancel lands: then its close is seen too.
+  const other = await probe(server.port);
+  assert.equal(other, true);
+  await server.firstConnection;
+  await Promise.all(server.closed);
+  assert.equal(answers, 0);
 });

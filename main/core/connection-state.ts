@@ -154,9 +154,14 @@ export function offlineAdvice(url: string, reason: string, retryInMs: number, re
   return `Cannot reach the Gateway at ${url} (${reason}). ${when} Is \`openclaw gateway\` running there?`;
 }
 
+/** Nothing listened at the Gateway's address: the attempt never reached a Gateway. */
+export function wasRefused(err: ErrorFacts | null): boolean {
+  return err?.code === "ECONNREFUSED" || /ECONNREFUSED/.test(err?.message ?? "");
+}
+
 /** Short text for a socket-level close or error, for the offline reason. */
 export function describeDisconnect(code: number | null, reason: string, err: ErrorFacts | null): string {
-  if (err?.code === "ECONNREFUSED" || /ECONNREFUSED/.test(err?.message ?? "")) return "connection refused";
+  if (wasRefused(err)) return "connection refused";
   if (err?.code === "ENOTFOUND" || /ENOTFOUND/.test(err?.message ?? "")) return "host not found";
   if (err?.code === "ETIMEDOUT" || /ETIMEDOUT/.test(err?.message ?? "")) return "timed out";
   if (code === 1012) return "Gateway restarting";

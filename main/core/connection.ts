@@ -2,7 +2,8 @@
 // device auth; this module owns the lifecycle around it (G2 states, G3 backoff with
 // jitter, wake, stop-on-auth-failure). One GatewayClient per attempt: a stopped client is
 // never resumed (docs/gateway.md §9, item 4), and owning the retry loop lets the state say
-// exactly when the next attempt is.
+// exactly when the next attempt is. While a loopback Gateway refuses connections, a TCP
+// probe (listener-probe.ts) brings the next attempt forward the moment it listens again.
 import { GatewayClient, type GatewayClientOptions } from "@openclaw/gateway-client";
 import { backoffDelay, DEFAULT_BACKOFF, hintedDelay, type BackoffPolicy } from "./backoff.ts";
 import {
@@ -12,6 +13,7 @@ import {
   offlineAdvice,
   PROTOCOL_VERSION,
   terminalState,
+  wasRefused,
   type ErrorFacts,
 } from "./connection-state.ts";
 import { DeskError, ERROR_CODES } from "../../common/errors.ts";
@@ -19,6 +21,8 @@ import { publicKeyRawBase64UrlFromPem, signDevicePayload, type DeviceIdentity } 
 import type { ConnectionState } from "../../common/model.ts";
 import type { CredentialVault } from "./vault.ts";
 import { silentLogger, type Logger } from "./logger.ts";
+import { ListenerProbe, loopbackTarget, type ProbeConnect, type ProbeTiming } from "./listener-probe.ts";
+import { tcpProbe } from "./tcp-probe.ts";
 
 export type EventFrame = { event: string; payload?: unknown; seq?: number };
 export type Hello = {
@@ -53,6 +57,9 @@ export type ConnectionOptions = {
   /** Runs `fn` after `ms` and returns its cancel (default: setTimeout); tests pass a manual one. */
   schedule?: (fn: () => void, ms: number) => () => void;
   createClient?: ClientFactory;
+  /** The connect the loopback probe uses (default: a TCP connect); only loopback URLs are probed. */
+  probeConnect?: ProbeConnect;
+  probeTiming?: ProbeTiming;
   requestTimeoutMs?: number;
   /**
    * The person turned on answering approvals and questions here (Y6): ask for the two
@@ -91,6 +98,13 @@ export class GatewayConnection {
   /** One immediate reconnect after forgetting a stale device token, then normal backoff. */
   private reconnectAtOnce = false;
   private stopped = true;
+  /** Watches a loopback Gateway's port while it refuses connections; null for other URLs. */
+  private readonly probe: ListenerProbe | null;
+  /**
+   * The current attempt was brought forward by the probe. If it fails, the port listened
+   * without a Gateway that would talk: plain backoff until the next scheduled attempt.
+   */
+  private attemptFromProbe = false;
   private _state: ConnectionState;
   private _hello: Hello | null = null;
   /** Every socket attempt made, for tests and diagnostics (no reconnect storms). */
@@ -102,6 +116,17 @@ export class GatewayConnection {
     this.opts = opts;
     this.log = opts.logger ?? silentLogger;
     this._state = { state: "connecting", attempt: 0, advice: `Connecting to ${opts.url}…` };
+    const target = loopbackTarget(opts.url);
+    this.probe = target
+      ? new ListenerProbe({
+          target,
+          connect: opts.probeConnect ?? tcpProbe,
+          schedule: (fn, ms) => this.schedule(fn, ms),
+          random: opts.random ?? Math.random,
+          ...(opts.probeTiming ? { timing: opts.probeTiming } : {}),
+          onListening: () => this.onPortListening(),
+        })
+      : null;
   }
 
   get state(): ConnectionState {
@@ -134,6 +159,7 @@ export class GatewayConnection {
   stop(): void {
     this.stopped = true;
     this.reconnectAtOnce = false;
+    this.probe?.stop();
     this.clearTimer();
     this.dropClient();
   }
@@ -171,8 +197,23 @@ export class GatewayConnection {
     return `device-token|${this.opts.url}|${deviceId}|${role}`;
   }
 
-  private connect(): void {
+  /** Probes made while offline, for tests and diagnostics. */
+  get probes(): number {
+    return this.probe?.probes ?? 0;
+  }
+
+  private onPortListening(): void {
+    if (this.stopped || this.terminal) return;
+    this.log.debug("gateway port listening again", { url: this.opts.url });
+    // Replaces the pending backoff timer: one attempt, now.
+    this.clearTimer();
+    this.connect(true);
+  }
+
+  private connect(fromProbe = false): void {
     if (this.stopped) return;
+    this.probe?.stop();
+    this.attemptFromProbe = fromProbe;
     this.attempts += 1;
     this.lastError = null;
     this.setState({ state: "connecting", attempt: this.failures + 1, advice: `Connecting to ${this.opts.url}…` });
@@ -359,15 +400,18 @@ export class GatewayConnection {
       restarting,
       advice: offlineAdvice(this.opts.url, why, delay, restarting),
     });
-    const fire = () => {
+    this.cancelRetry = this.schedule(() => {
       this.cancelRetry = null;
       this.connect();
-    };
-    if (this.opts.schedule) this.cancelRetry = this.opts.schedule(fire, delay);
-    else {
-      const timer = setTimeout(fire, delay);
-      this.cancelRetry = () => clearTimeout(timer);
-    }
+    }, delay);
+    // Nothing listened: watch the port, so a Gateway that comes back is seen within a second.
+    if (wasRefused(this.lastError) && !this.attemptFromProbe) this.probe?.start();
+  }
+
+  private schedule(fn: () => void, ms: number): () => void {
+    if (this.opts.schedule) return this.opts.schedule(fn, ms);
+    const timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
   }
 
   private dropClient(): void {

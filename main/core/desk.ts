@@ -65,6 +65,8 @@ const ACTIVITY_TICK_MS = 30_000;
 export type DeskStats = {
   /** Socket attempts made. */
   attempts: number;
+  /** Port probes made while a loopback Gateway refused connections. */
+  probes: number;
   /** Card reads sent. */
   reads: number;
   maxInFlightPerSession: number;
@@ -430,6 +432,7 @@ export class ProgressDesk {
     const m = this.member(gatewayId);
     return {
       attempts: m.connection.attempts,
+      probes: m.connection.probes,
       reads: m.store.readCount,
       maxInFlightPerSession: m.store.maxInFlightPerSession,
       maxQueuedReads: m.store.maxQueuedReads,

@@ -18,8 +18,12 @@ export type TestGateway = {
   logFile: string;
   /** The current Gateway process (changes on restart). */
   readonly pid: number;
+  /** Date.now() when the current process said it was ready (its `[gateway] ready` line). */
+  readonly readyAt: number;
   logs(): string;
   stop(signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
+  /** Starts it again after stop(): same port, same state folder. */
+  start(): Promise<void>;
   restart(): Promise<void>;
   dispose(): Promise<void>;
 };
@@ -233,6 +237,7 @@ export async function startGateway(
   let child: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
   let disposed = false;
+  let readyAt = 0;
 
   const addLines = (text: string) => {
     for (const line of text.split(/\r?\n/)) {
@@ -278,6 +283,7 @@ export async function startGateway(
       onOutput = () => {
         for (let i = from; i < lines.length; i++) {
           if (/\[gateway\] ready\b/.test(lines[i]!)) {
+            readyAt = Date.now();
             clearTimeout(timer);
             onOutput = () => {};
             resolve();
@@ -352,8 +358,16 @@ export async function startGateway(
     get pid() {
       return child?.pid ?? -1;
     },
+    get readyAt() {
+      return readyAt;
+    },
     logs: () => lines.join("\n"),
     stop,
+    async start() {
+      if (disposed) throw new Error("gateway disposed");
+      if (child) throw new Error("gateway already running");
+      await launch();
+    },
     async restart() {
       if (disposed) throw new Error("gateway disposed");
       await stop("SIGTERM");

@@ -12,11 +12,14 @@ import type { ConnectionState } from "../../common/model.ts";
 import { until as waitUntil } from "../harness/until.ts";
 import { settle } from "./fake-transport.ts";
 import { ManualTimers } from "./manual-timers.ts";
+import { FakeClock } from "./fake-clock.ts";
+import type { ProbeConnect } from "../../main/core/listener-probe.ts";
 
 /** A hang (an awaited reply that never comes) fails fast instead of stalling the run. */
 const T = { timeout: 5_000 };
 
 const URL_ = "ws://127.0.0.1:18789";
+const REMOTE = "wss://gateway.example.test:18789";
 const IDENTITY = createDeviceIdentity();
 const TINY: BackoffPolicy = { initialMs: 10, maxMs: 80, multiplier: 2, jitter: 0.2 };
 
@@ -250,15 +253,19 @@ describe("GatewayConnection: connecting", () => {
 
 describe("GatewayConnection: reconnecting (G3)", () => {
   test("a close after connect → offline with nextRetryAt; retryInMs grows and is capped over repeated failures", T, async (tc) => {
-    const r = await rig(tc, (c) => {
-      if (c.index === 0) {
-        c.hello();
-        setImmediate(() => c.close(1006, ""));
-      } else {
-        c.connectError(refused());
-        c.close(1006, "");
-      }
-    });
+    const r = await rig(
+      tc,
+      (c) => {
+        if (c.index === 0) {
+          c.hello();
+          setImmediate(() => c.close(1006, ""));
+        } else {
+          c.connectError(refused());
+          c.close(1006, "");
+        }
+      },
+      { url: REMOTE },
+    ); // backoff alone: a loopback URL is also probed (below)
     r.conn.start();
     await throughFailures(r, 6);
     r.conn.stop();
@@ -591,6 +598,200 @@ describe("GatewayConnection: terminal failures (G2)", () => {
     assert.match(s.advice, /wss:\/\//);
     await settle();
     assert.deepEqual(r.timers.pending(), [], "no retry scheduled");
+    assert.equal(r.conn.attempts, 1);
+  });
+});
+
+/**
+ * A FAKE port probe (the real one is tcp-probe.ts): answers each probe from `answers` in turn
+ * (the last one repeats), or leaves it open when the answer is "silent".
+ */
+function fakeProbes(...answers: Array<boolean | "silent">) {
+  const made: Array<{ host: string; port: number; at: number; cancelled: boolean }> = [];
+  const connect =
+    (clock: FakeClock): ProbeConnect =>
+    (target, done) => {
+      const p = { ...target, at: clock.now, cancelled: false };
+      made.push(p);
+      const answer = answers[Math.min(made.length, answers.length) - 1]!;
+      if (answer !== "silent") done(answer);
+      return () => {
+        p.cancelled = true;
+      };
+    };
+  return { made, connect };
+}
+
+describe("GatewayConnection: a loopback Gateway coming back (port probe)", () => {
+  const SLOW: BackoffPolicy = { initialMs: 10_000, maxMs: 30_000, multiplier: 2, jitter: 0 };
+
+  async function probed(tc: TestContext, script: Script, probes: ReturnType<typeof fakeProbes>, extra: Partial<ConnectionOptions> = {}) {
+    const clock = new FakeClock();
+    const r = await rig(tc, script, {
+      backoff: SLOW,
+      now: () => clock.now,
+      schedule: clock.schedule,
+      probeConnect: probes.connect(clock),
+      ...extra,
+    });
+    return { ...r, clock };
+  }
+
+  test("refused: the port is probed every 500–1000 ms; once it listens, one attempt at once replaces the backoff timer", T, async (tc) => {
+    const probes = fakeProbes(false, false, false, true);
+    const r = await probed(
+      tc,
+      (c) => {
+        if (c.index === 0) {
+          c.connectError(refused());
+          c.close(1006, "");
+        } else c.hello();
+      },
+      probes,
+    );
+    const t0 = r.clock.now;
+    r.conn.start();
+    await until(() => r.conn.state.state === "offline");
+    const off = offlineStates(r)[0]!;
+    assert.equal(off.reason, "connection refused");
+    assert.equal(off.retryInMs, 10_000, "the state shows the backoff attempt: the probe is not an attempt");
+    assert.equal(off.nextRetryAt, t0 + 10_000);
+    r.clock.advance(3_000); // random 0.5: a probe every 750 ms, the fourth one finds the port listening
+    assert.deepEqual(
+      probes.made.map((p) => [p.host, p.port, p.at - t0]),
+      [
+        ["127.0.0.1", 18789, 750],
+        ["127.0.0.1", 18789, 1500],
+        ["127.0.0.1", 18789, 2250],
+        ["127.0.0.1", 18789, 3000],
+      ],
+    );
+    assert.equal(r.conn.attempts, 2, "the attempt came at 3 s, not at the 10 s backoff");
+    await until(() => r.conn.state.state === "connected");
+    assert.equal((r.conn.state as { since: number }).since, t0 + 3_000);
+    assert.equal(r.clock.pending, 0, "the backoff timer was replaced and probing stopped");
+    r.clock.advance(60_000);
+    assert.equal(r.conn.attempts, 2);
+    assert.equal(probes.made.length, 4, "no probe while connected");
+  });
+
+  test("a port that listens while the handshake still fails: plain backoff until the next attempt, no storm", T, async (tc) => {
+    // The port accepts, the Gateway closes before hello (probe-led attempt), the next scheduled
+    // attempt is refused again (probing resumes), then the Gateway is back.
+    const probes = fakeProbes(true);
+    const r = await probed(
+      tc,
+      (c) => {
+        if (c.index === 0 || c.index === 2) {
+          c.connectError(refused());
+          c.close(1006, "");
+        } else if (c.index === 1) c.close(1006, "");
+        else c.hello();
+      },
+      probes,
+    );
+    const t0 = r.clock.now;
+    r.conn.start();
+    await until(() => r.conn.state.state === "offline");
+    r.clock.advance(750);
+    await until(() => offlineStates(r).length === 2);
+    assert.equal(r.conn.attempts, 2, "the probe brought one attempt forward");
+    const second = offlineStates(r)[1]!;
+    assert.equal(second.reason, "connection lost");
+    assert.equal(second.retryInMs, 20_000, "the failed attempt counts: backoff grows");
+    assert.equal(second.nextRetryAt, t0 + 750 + 20_000, "the state shows when the next attempt really is");
+    r.clock.advance(19_999);
+    assert.equal(r.conn.attempts, 2, "no probe-led attempt after one failed: the port listening proves nothing");
+    assert.equal(probes.made.length, 1);
+    r.clock.advance(1);
+    assert.equal(r.conn.attempts, 3, "the scheduled attempt, when the state said");
+    await until(() => offlineStates(r).length === 3);
+    assert.equal(offlineStates(r)[2]!.reason, "connection refused");
+    r.clock.advance(750);
+    assert.equal(probes.made.length, 2, "refused again: probing resumed");
+    assert.equal(r.conn.attempts, 4);
+    await until(() => r.conn.state.state === "connected");
+    assert.equal(r.clock.pending, 0);
+  });
+
+  test("a listener the attempt still cannot reach (refused anyway): one probe-led attempt per backoff step, no storm", T, async (tc) => {
+    // E.g. `localhost` resolving to another address for the probe than for the socket.
+    const probes = fakeProbes(true);
+    const attemptTimes: number[] = [];
+    // The rig makes the clock; onState, made before it, reads it through this holder.
+    const held: { clock?: FakeClock } = {};
+    const r = await probed(
+      tc,
+      (c) => {
+        c.connectError(refused());
+        c.close(1006, "");
+      },
+      probes,
+      { onState: (s) => void (s.state === "connecting" && attemptTimes.push(held.clock!.now)) },
+    );
+    const clock = (held.clock = r.clock);
+    const t0 = clock.now;
+    r.conn.start();
+    while (clock.now - t0 < 60_000) {
+      await until(() => r.conn.state.state === "offline");
+      clock.advance(250);
+    }
+    // Refused at 0; the probe-led attempt at 0.75 s; the 20 s backoff step at 20.75 s; its probe-led one …
+    assert.deepEqual(
+      attemptTimes.map((t) => t - t0),
+      [0, 750, 20_750, 21_500, 51_500, 52_250],
+    );
+    assert.equal(probes.made.length, 3, "a probe only after a scheduled attempt was refused");
+  });
+
+  test("a remote Gateway is never probed: plain backoff", T, async (tc) => {
+    const probes = fakeProbes(true);
+    const r = await probed(
+      tc,
+      (c) => {
+        c.connectError(refused());
+        c.close(1006, "");
+      },
+      probes,
+      { url: REMOTE },
+    );
+    r.conn.start();
+    await until(() => r.conn.state.state === "offline");
+    r.clock.advance(9_999);
+    assert.equal(r.conn.attempts, 1);
+    assert.equal(r.clock.pending, 1, "only the backoff timer");
+    assert.equal(probes.made.length, 0);
+    assert.equal(r.conn.probes, 0);
+  });
+
+  test("a close that was not a refusal starts no probe (the port may well be listening)", T, async (tc) => {
+    const probes = fakeProbes(true);
+    const r = await probed(tc, (c) => c.close(1006, ""), probes);
+    r.conn.start();
+    await until(() => r.conn.state.state === "offline");
+    r.clock.advance(9_999);
+    assert.equal(probes.made.length, 0);
+    assert.equal(r.conn.attempts, 1);
+  });
+
+  test("stop() while probing: the probe in flight is destroyed, no timer is left", T, async (tc) => {
+    const probes = fakeProbes("silent");
+    const r = await probed(
+      tc,
+      (c) => {
+        c.connectError(refused());
+        c.close(1006, "");
+      },
+      probes,
+    );
+    r.conn.start();
+    await until(() => r.conn.state.state === "offline");
+    r.clock.advance(750);
+    assert.equal(probes.made.length, 1);
+    r.conn.stop();
+    assert.equal(probes.made[0]!.cancelled, true);
+    assert.equal(r.clock.pending, 0);
+    r.clock.advance(60_000);
     assert.equal(r.conn.attempts, 1);
   });
 });

@@ -1,11 +1,11 @@
 // What an agent or a Gateway writes is data, never terminal control: the one rule that takes
-// C0 and C1 control characters and DEL out of text before any surface draws it. Escape
+// control characters (U+0000–U+001F, DEL, U+0080–U+009F) out of text before any surface draws it. Escape
 // sequences are removed whole (introducer, parameters, payload and terminator), so an OSC
 // title or a CSI "clear screen" leaves nothing behind, rather than "]0;title" or "[2J".
 // `watch --json` is the exception: it prints the original text, JSON-escaped.
 
 /*
- * Whole sequences, 7-bit (ESC …) and 8-bit (C1) forms:
+ * Whole sequences, 7-bit (ESC …) and 8-bit (U+0080–U+009F) forms:
  * - strings (OSC, DCS, SOS, PM, APC): up to BEL or ST; one left open ends at the end of its
  *   line, so the note's next lines survive;
  * - CSI: parameters, intermediates, final byte (a cut-off one without its final goes too);
@@ -14,7 +14,7 @@
 /* eslint-disable no-control-regex -- the point of this module */
 const SEQUENCE =
   /(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^]*?(?:\x07|\x1b\\|\x9c|(?=[\r\n])|$)|(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
-/** Every C0 control but tab and line feed, DEL, every C1 control. */
+/** Every ASCII control but tab and line feed, DEL, every 8-bit control U+0080–U+009F. */
 const LONE_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 /* eslint-enable no-control-regex */
 

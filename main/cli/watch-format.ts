@@ -7,6 +7,15 @@ import { truncate } from "../../common/truncate.ts";
 import type { CardEntry, ConnectionState, DeskSnapshot, SessionActivity } from "../../common/model.ts";
 import { timingJson, timingMarks, type TimingJson } from "../../common/timing-view.ts";
 
+/**
+ * One `--json` line: the original text, JSON-escaped. JSON.stringify leaves DEL and the 8-bit
+ * controls (U+0080–U+009F) raw (a terminal showing the line could act on them), so they are escaped too:
+ * a parser reads the same string.
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) + "\n";
+}
+
 export type CardLine = {
   type: "card";
   gateway: string;

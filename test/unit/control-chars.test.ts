@@ -1,4 +1,4 @@
-// Agent text is data, never terminal control: C0, C1 and DEL leave every drawn text, escape
+// Agent text is data, never terminal control: ASCII controls, DEL and U+0080–U+009F leave every drawn text, escape
 // sequences leave whole, printable text stays as written.
 /* eslint-disable no-control-regex -- the output is checked for control characters */
 import { describe, test } from "node:test";
@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { lineWithoutControls, textWithoutControls } from "../../common/control-chars.ts";
 import { seededRandom } from "../harness/seeded-random.ts";
 
-/** What the multi-line form may never return: C0 but tab and LF, DEL, C1. */
+/** What the multi-line form may never return: ASCII controls but tab and LF, DEL, U+0080–U+009F. */
 const FORBIDDEN_TEXT = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 const FORBIDDEN_LINE = /[\x00-\x1f\x7f-\x9f]/;
 
@@ -63,7 +63,15 @@ describe("textWithoutControls / lineWithoutControls", () => {
   });
 
   test("printable text of every kind is unchanged", () => {
-    for (const s of ["Run tests, then report.", "Ünïcödé — “quotes” … ñ", "日本語", "emoji 🎉 👩‍💻 🇩🇪", "[2J ]0;title", "", "~!@#$%^&*()_+`"]) {
+    for (const s of [
+      "Run tests, then report.",
+      "Ünïcödé — “quotes” … ñ",
+      "日本語",
+      "emoji 🎉 👩‍💻 🇩🇪",
+      "[2J ]0;title",
+      "",
+      "~!@#$%^&*()_+`",
+    ]) {
       assert.equal(textWithoutControls(s), s);
       assert.equal(lineWithoutControls(s), s);
     }
@@ -72,7 +80,28 @@ describe("textWithoutControls / lineWithoutControls", () => {
 
 // ——— properties over random strings ———
 
-const PRINTABLE = ["a", "Z", "0", " ", "[", "]", ";", "\\", "^", "_", "P", "é", "—", "日本", "🎉", "👩‍💻", "\u00a0", "\u00ff", "\u0100", "\u2028"];
+const PRINTABLE = [
+  "a",
+  "Z",
+  "0",
+  " ",
+  "[",
+  "]",
+  ";",
+  "\\",
+  "^",
+  "_",
+  "P",
+  "é",
+  "—",
+  "日本",
+  "🎉",
+  "👩‍💻",
+  "\u00a0",
+  "\u00ff",
+  "\u0100",
+  "\u2028",
+];
 const WHITESPACE = ["\t", "\n"];
 
 function randomSequence(random: () => number): string {
@@ -90,7 +119,7 @@ function randomSequence(random: () => number): string {
     case 3:
       return `\x1b${pick(["", "(", "#", " "])}${pick(["7", "8", "c", "B", "=", "M"])}`;
     default: {
-      // A lone control that cannot start a sequence (ESC and the C1 introducers only come whole).
+      // A lone control that cannot start a sequence (ESC and the 8-bit introducers only come whole).
       const lone = [...Array.from({ length: 32 }, (_, i) => i), 0x7f, ...Array.from({ length: 32 }, (_, i) => 0x80 + i)].filter(
         (c) => ![0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1b, 0x90, 0x98, 0x9b, 0x9d, 0x9e, 0x9f].includes(c),
       );
@@ -127,7 +156,8 @@ describe("properties (seeded)", () => {
         const r = random();
         if (r < 0.3) input += randomSequence(random);
         else {
-          const piece = r < 0.4 ? WHITESPACE[Math.floor(random() * WHITESPACE.length)]! : PRINTABLE[Math.floor(random() * PRINTABLE.length)]!;
+          const piece =
+            r < 0.4 ? WHITESPACE[Math.floor(random() * WHITESPACE.length)]! : PRINTABLE[Math.floor(random() * PRINTABLE.length)]!;
           input += piece;
           printable += piece;
         }

@@ -52,6 +52,8 @@ export const GatewayInputSchema = Type.Object({
   token: secretText("token"),
   password: secretText("password"),
   setupCode: secretText("setupCode"),
+  /** Y6: answer approvals and questions here; left out, the saved choice stays. */
+  answerApprovals: Type.Optional(Type.Boolean({ refusal: "saveGateway: answerApprovals must be true or false" })),
 });
 export type GatewayInput = Static<typeof GatewayInputSchema>;
 

@@ -133,6 +133,8 @@ export type GatewaySnapshot = {
   boards: BoardsState;
   /** What agents are doing right now, per session with recent activity. */
   activity: SessionActivity[];
+  /** Approvals and questions agents wait on, and whether this desk answers them (the core always sets it). */
+  needs?: NeedsState;
 };
 
 export type DeskSnapshot = {
@@ -148,6 +150,8 @@ export type DeskChange =
   | { type: "boards"; gatewayId: string; boards: BoardsState }
   /** A session's live activity line, recent lines or no-progress flag changed (coalesced). */
   | { type: "activity"; gatewayId: string; activity: SessionActivity }
+  /** The Gateway's needs-you state changed; `event` says which entry and how (null: only `answering`). */
+  | { type: "needs"; gatewayId: string; needs: NeedsState; event: NeedEvent | null }
   /** The Gateway list changed (Settings): surfaces reload the snapshot. */
   | { type: "gateways"; gateways: { id: string; label: string; url: string; color: string | null }[] };
 
@@ -171,7 +175,8 @@ export type ActivityLine = {
   tool: string;
   /** When this client saw the call start (local clock, ms). */
   at: number;
-  status: "running" | "done" | "failed";
+  /** `waiting`: the call waits for the person (an approval), not for the machine. */
+  status: "running" | "waiting" | "done" | "failed";
 };
 
 /** One session's activity, as put on the wire. */
@@ -259,3 +264,99 @@ export type CardTiming = {
   /** The gaps in this card's history: [from, to], from null when unknown. */
   gaps: { from: number | null; to: number }[];
 };
+
+// ——— needs you (main/core/needs.ts keeps it; requirements Y1–Y7) ———
+
+/**
+ * What an entry waits on: an exec or plugin approval, an `ask_user` question, or a run
+ * that reported `waiting-approval` on its lifecycle stream while this connection may not
+ * read approvals (only the approval id and the session are known then).
+ */
+export type NeedKind = "exec" | "plugin" | "question" | "waiting";
+
+export type NeedDecision = "allow-once" | "allow-always" | "deny";
+
+export type NeedQuestion = {
+  questionId: string;
+  header: string;
+  question: string;
+  options: { label: string; description: string | null }[];
+  multiSelect: boolean;
+  /** An "Other" free answer is allowed. */
+  isOther: boolean;
+};
+
+/** One thing an agent waits on the person for, on one Gateway. Text is as the Gateway sent it. */
+export type NeedEntry = {
+  gatewayId: string;
+  /** The approval id (exec, plugin, waiting) or the question id (`ask_…`). */
+  id: string;
+  kind: NeedKind;
+  sessionKey: string | null;
+  agentId: string | null;
+  runId: string | null;
+  toolCallId: string | null;
+  /** Exec: the full command text, the working folder and the host it runs on. */
+  command: string | null;
+  cwd: string | null;
+  host: string | null;
+  /** Plugin: its title and description. */
+  title: string | null;
+  description: string | null;
+  questions: NeedQuestion[];
+  /** The decisions the Gateway accepts for this approval (empty for questions and waiting runs). */
+  allowedDecisions: NeedDecision[];
+  /** When the Gateway created it (its clock), else when we first saw it (ours). */
+  arrivedAt: number;
+  /** When the Gateway expires it; null when unknown (a waiting run). */
+  expiresAt: number | null;
+  /** The Control UI page for it on its Gateway: `/approve/<id>` or `/ask/<id>` (no secret; null when unknown). */
+  linkPath: string | null;
+};
+
+/** How an entry ended, as remembered in the local record. */
+export type NeedOutcome =
+  | "allowed-once"
+  | "allowed-always"
+  | "denied"
+  | "expired"
+  | "answered"
+  | "cancelled"
+  /** Gone from the Gateway's list, or the run ended, without a decision we saw. */
+  | "gone";
+
+/** One ended entry in the local record (the last 200): no command output, secrets masked. */
+export type NeedRecord = {
+  gatewayId: string;
+  id: string;
+  kind: NeedKind;
+  sessionKey: string | null;
+  agentId: string | null;
+  /** The command (secrets masked), the plugin's title or the first question; null for a waiting run. */
+  summary: string | null;
+  arrivedAt: number;
+  endedAt: number;
+  outcome: NeedOutcome;
+  /** The answering client's name as the Gateway reported it, when it did. */
+  resolvedBy: string | null;
+  /** "allowed once in Progress Desk", "expired, denied" … */
+  text: string;
+};
+
+/**
+ * Whether this connection answers approvals: `on` (asked for the scopes, declared the
+ * approvals capability, reads the lists), `off` (lifecycle events only), `refused` (asked,
+ * but the Gateway did not grant the scopes: lifecycle events only).
+ */
+export type NeedsAnswering = "on" | "off" | "refused";
+
+export type NeedsState = {
+  answering: NeedsAnswering;
+  /** What the person should know about `answering` (why refused, what to do). */
+  advice: string | null;
+  /** Pending entries, oldest first. */
+  entries: NeedEntry[];
+};
+
+/** One entry's change, in order: `resolved` carries the record it left. */
+export type NeedEvent = { kind: "arrived" | "updated"; entry: NeedEntry } | { kind: "resolved"; entry: NeedEntry; record: NeedRecord };

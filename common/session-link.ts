@@ -35,3 +35,19 @@ export function cardSessionLink(
   const gateway = gateways.find((g) => g.id === card.gatewayId);
   return gateway ? sessionLink(gateway.url, card.sessionKey) : null;
 }
+
+/**
+ * A Control UI page on the Gateway that serves it, from a path the core made (`/approve/<id>`,
+ * `/ask/<id>`): the Gateway's scheme and host only, never its credentials, query or fragment.
+ */
+export function controlUiLink(gatewayUrl: string, path: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(gatewayUrl);
+  } catch {
+    return null;
+  }
+  const scheme = url.protocol === "ws:" ? "http:" : url.protocol === "wss:" ? "https:" : null;
+  if (!scheme || !url.host || !/^\/[A-Za-z0-9._~%/-]*$/.test(path)) return null;
+  return `${scheme}//${url.host}${path}`;
+}

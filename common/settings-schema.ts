@@ -100,6 +100,8 @@ export const StoredGatewaySchema = Type.Object({
   url: Type.String({ pattern: GATEWAY_URL }),
   label: Type.String({ minLength: 1, maxLength: 80 }),
   color: Type.String({ pattern: "^#[0-9a-fA-F]{6}$" }),
+  /** Y6: answer approvals and questions from Progress Desk (asks for two more scopes; off by default). */
+  answerApprovals: Type.Boolean({ default: false }),
 });
 export type StoredGateway = Static<typeof StoredGatewaySchema>;
 
@@ -126,6 +128,8 @@ export const SettingsSchema = Type.Object({
    * "unavailable": saved ones can't be read now and are kept untouched (say so, loudly).
    */
   credentialStorage,
+  /** Set when the settings file could not be read in full this run: where it was kept as it was (what could be read is in use). */
+  damagedFileCopy: Type.Optional(Type.String()),
 });
 export type Settings = Static<typeof SettingsSchema>;
 
@@ -201,7 +205,8 @@ function repairGateways(value: unknown): StoredGateway[] {
     const label = typeof g.label === "string" ? g.label.trim().slice(0, 80) : "";
     const paletteColor = COLORS[gateways.length % COLORS.length] ?? COLORS[0];
     const color = Value.Check(StoredGatewaySchema.properties.color, g.color) ? (g.color as string) : paletteColor;
-    gateways.push({ id: g.id as string, url: gatewayUrl, label: label || new URL(gatewayUrl).host, color });
+    const answerApprovals = g.answerApprovals === true;
+    gateways.push({ id: g.id as string, url: gatewayUrl, label: label || new URL(gatewayUrl).host, color, answerApprovals });
   }
   return gateways;
 }

@@ -6,7 +6,6 @@
 // Runs until Ctrl-C.
 //   --once  exit after the story (for testing)
 //   --fast  no pacing delays
-import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import { connectBareClient, p, type BareClient, type PlanStep } from "../test/ha
 import { startGateway, type TestGateway } from "../test/harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../test/harness/scripted-model.ts";
 import { startTestHost, type TestHost } from "../test/e2e/support.ts";
+import { openInBrowser } from "../main/cli/browser-open.ts";
 import { pinKeyOf } from "../common/keys.ts";
 import { timingMarks } from "../common/timing-view.ts";
 
@@ -64,13 +64,6 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
     say(`${sig}: stopping the host and the Gateway…`);
     void cleanup().finally(() => process.exit(0));
   });
-}
-
-function browserOpener(): string | null {
-  if (process.platform === "linux" && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return null;
-  const candidates = process.platform === "darwin" ? ["open"] : process.platform === "win32" ? [] : ["xdg-open"];
-  for (const c of candidates) if (spawnSync("sh", ["-c", `command -v ${c}`]).status === 0) return c;
-  return null;
 }
 
 function steps(names: string[], done: number, working = true): PlanStep[] {
@@ -285,15 +278,13 @@ async function main(): Promise<void> {
   say("Starting the Progress Desk browser host…");
   th = await startTestHost(gw);
   process.stdout.write(`${th.host.url}\n`);
-  const opener = browserOpener();
-  if (opener) {
-    spawn(opener, [th.host.url], { stdio: "ignore", detached: true })
-      .on("error", () => {})
-      .unref();
-    say("Opened the page above in your default browser: watch the cards appear.");
-  } else {
-    say("No browser to open here: open the address above in a browser on this machine.");
-  }
+  // Through a forwarding file in the demo's own data folder: the address (with its secret) is never an argument.
+  const opened = await openInBrowser(th.host.url, { dataDir: th.home }).catch((err: unknown) => ({
+    opened: false as const,
+    reason: (err as Error).message,
+  }));
+  if (opened.opened) say("Opened the page above in your default browser: watch the cards appear.");
+  else say(`Did not open a browser (${opened.reason}): paste the address above into a browser's address bar on this machine.`);
   say("Warming up the agent runtime (the first turn is slow)…");
   const warm = await user.createSession();
   await turn(warm, [{ text: "warmed up" }], "warm-up");

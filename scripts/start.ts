@@ -1,21 +1,18 @@
 // `npm start`: the Electron app where an Electron binary and the shell exist; otherwise
-// the browser host, opened in the default browser when there is one, saying why.
-import { spawn, spawnSync } from "node:child_process";
+// the browser host, opened in the default browser when there is one, saying why. The page's
+// address carries the host's secret, so the browser gets it through a forwarding file, never
+// as an argument (main/cli/browser-open.ts).
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { openInBrowser } from "../main/cli/browser-open.ts";
+import { dataHome } from "../main/core/vault.ts";
 import { findElectronBinary } from "./electron-binary.ts";
 
 const root = join(import.meta.dirname, "..");
 const shell = join(root, "dist", "main", "electron", "app.js");
 const electron = findElectronBinary(root);
 const extra = process.argv.slice(2);
-
-function browserOpener(): string | null {
-  const candidates = process.platform === "darwin" ? ["open"] : process.platform === "win32" ? [] : ["xdg-open"];
-  if (process.platform === "linux" && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return null;
-  for (const c of candidates) if (spawnSync("sh", ["-c", `command -v ${c}`]).status === 0) return c;
-  return null;
-}
 
 if (electron.path && existsSync(shell)) {
   const child = spawn(electron.path, [root, ...extra], { stdio: "inherit" });
@@ -37,13 +34,14 @@ if (electron.path && existsSync(shell)) {
     if (nl < 0) return;
     first = buf.slice(0, nl);
     process.stdout.write(`${first}\n${buf.slice(nl + 1)}`);
-    const opener = browserOpener();
-    if (opener) {
-      spawn(opener, [first], { stdio: "ignore", detached: true }).unref();
-      process.stderr.write("Opened Progress Desk in your default browser.\n");
-    } else {
-      process.stderr.write("No browser to open here: open the address above in a browser on this machine.\n");
-    }
+    const byHand = "open the address above in a browser on this machine (paste it into the address bar).";
+    openInBrowser(first, { dataDir: dataHome() }).then(
+      (r) =>
+        process.stderr.write(
+          r.opened ? "Opened Progress Desk in your default browser.\n" : `Did not open a browser (${r.reason}): ${byHand}\n`,
+        ),
+      (err: unknown) => process.stderr.write(`Could not open a browser (${(err as Error).message}): ${byHand}\n`),
+    );
   });
   for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

@@ -26,7 +26,7 @@ export async function runHost(opts: HostCliOptions, io: HostIO): Promise<number>
   const vault = await CredentialVault.open(fileStorage(join(home, "credentials.json")), logger);
   const notice = vaultNotice(vault, join(home, "credentials.json"));
   if (notice) io.stderr.write(notice);
-  const settings = new SettingsStore(jsonFileBackend(join(home, "settings.json")), vault, logger);
+  const settings = new SettingsStore(jsonFileBackend(join(home, "settings.json"), { logger }), vault, logger);
   const explicit = {
     ...(opts.url ? { url: opts.url } : {}),
     ...(opts.token ? { token: opts.token } : {}),

@@ -14,7 +14,10 @@ Commands:
             address (with a per-launch secret) as the first line on stdout.
 
 watch options:
-  --json                    One JSON object per line (connection and card changes), for scripts.
+  --json                    One JSON object per line (connection, card, activity and needs-you changes), for scripts.
+  --answer-approvals        Read pending approvals and questions in full: asks the Gateway for the
+                            approvals and questions scopes and declares this terminal an approval
+                            surface (without it, only which runs wait for approval is shown).
   --url <ws-url>            Gateway URL (default: OPENCLAW_GATEWAY_URL, ~/.openclaw/openclaw.json, ws://127.0.0.1:18789).
   --token-file <file>       Read the Gateway token from a file, or from standard input with "-"
                             (default: OPENCLAW_GATEWAY_TOKEN or the config file).
@@ -44,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         json: { type: "boolean", default: false },
+        "answer-approvals": { type: "boolean", default: false },
         verbose: { type: "boolean", default: false },
         url: { type: "string" },
         token: { type: "string" },
@@ -131,6 +135,7 @@ async function main(argv: string[]): Promise<number> {
   return runWatch(
     {
       json: values.json ?? false,
+      answerApprovals: values["answer-approvals"] ?? false,
       verbose: values.verbose ?? false,
       ...(values.url ? { url: values.url } : {}),
       ...(secrets.token ? { token: secrets.token } : {}),

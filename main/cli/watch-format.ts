@@ -4,7 +4,8 @@ import { visibleCards } from "../../common/glance.ts";
 import { noteLine } from "../../common/note-line.ts";
 import { shortKeyTitle } from "../../common/sessions.ts";
 import { truncate } from "../../common/truncate.ts";
-import type { CardEntry, ConnectionState, DeskSnapshot, SessionActivity } from "../../common/model.ts";
+import type { CardEntry, ConnectionState, DeskSnapshot, NeedEntry, NeedEvent, SessionActivity } from "../../common/model.ts";
+import { controlUiLink } from "../../common/session-link.ts";
 import { timingJson, timingMarks, type TimingJson } from "../../common/timing-view.ts";
 
 /**
@@ -177,6 +178,7 @@ export function statusBlock(snapshot: DeskSnapshot, width: number, maxCards = 12
     const head = c.state === "connected" ? `● ${g.label} connected` : `○ ${g.label} ${c.state.replace(/_/g, " ")}`;
     lines.push(truncate(c.state === "connected" && !c.limited ? head : `${head} — ${c.advice}`, width));
   }
+  lines.push(...needsRows(snapshot, width, now));
   const cards = visibleCards(snapshot);
   const crowded = cards.length > maxCards;
   const listed = crowded ? cards.filter((e) => e.derived?.state === "active") : cards;
@@ -230,7 +232,125 @@ function activityOf(snapshot: DeskSnapshot, gatewayId: string, sessionKey: strin
 function activityRows(a: SessionActivity | null, width: number): string[] {
   if (!a) return [];
   const rows: string[] = [];
-  if (a.live && a.current) rows.push(truncate(`    ⋯ ${a.current.label}`, width));
+  if (a.live && a.current) {
+    const waiting = a.current.status === "waiting" ? "waiting for your approval · " : "";
+    rows.push(truncate(`    ⋯ ${waiting}${a.current.label}`, width));
+  }
   if (a.live && a.stall) rows.push(truncate(`    ! ${a.stall.text}`, width));
+  return rows;
+}
+
+// ——— needs you (Y8) ———
+
+// Control characters (C0, DEL, C1) in Gateway text would steer the terminal: out they go.
+// The narrowest place: only text from a needs-you entry, only on its way to a terminal line.
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Gateway text made safe for one terminal line: each control character becomes a space. */
+export function terminalText(text: string): string {
+  return text.replace(TERMINAL_CONTROL, " ");
+}
+
+export type NeedsJsonLine = {
+  type: "needs";
+  gateway: string;
+  event: "arrived" | "updated" | "resolved";
+  id: string;
+  kind: string;
+  sessionKey: string | null;
+  agentId: string | null;
+  runId: string | null;
+  command: string | null;
+  cwd: string | null;
+  host: string | null;
+  title: string | null;
+  description: string | null;
+  questions: { questionId: string; header: string; question: string; options: string[]; multiSelect: boolean; isOther: boolean }[];
+  allowedDecisions: string[];
+  arrivedAt: number;
+  expiresAt: number | null;
+  /** The Control UI page for it on its Gateway, or null. */
+  link: string | null;
+  /** Set on `resolved`: how it ended. */
+  outcome: { outcome: string; text: string; resolvedBy: string | null; endedAt: number } | null;
+};
+
+/** One `{"type":"needs"}` object per entry change; text exactly as the Gateway sent it. */
+export function needsLine(event: NeedEvent, gatewayUrl: string | null): NeedsJsonLine {
+  const e = event.entry;
+  return {
+    type: "needs",
+    gateway: e.gatewayId,
+    event: event.kind,
+    id: e.id,
+    kind: e.kind,
+    sessionKey: e.sessionKey,
+    agentId: e.agentId,
+    runId: e.runId,
+    command: e.command,
+    cwd: e.cwd,
+    host: e.host,
+    title: e.title,
+    description: e.description,
+    questions: e.questions.map((q) => ({ ...q, options: q.options.map((o) => o.label) })),
+    allowedDecisions: [...e.allowedDecisions],
+    arrivedAt: e.arrivedAt,
+    expiresAt: e.expiresAt,
+    link: gatewayUrl && e.linkPath ? controlUiLink(gatewayUrl, e.linkPath) : null,
+    outcome:
+      event.kind === "resolved"
+        ? { outcome: event.record.outcome, text: event.record.text, resolvedBy: event.record.resolvedBy, endedAt: event.record.endedAt }
+        : null,
+  };
+}
+
+/**
+ * The line as written: JSON escapes C0 but not DEL or C1, which some terminals obey; as
+ * `\u` escapes they read back as the same value and never reach the terminal raw.
+ */
+export function needsJson(line: NeedsJsonLine): string {
+  return jsonLine(line).slice(0, -1); // the same escaping as every other --json line
+}
+
+/** What is asked, in one line: `run uname -s`, the plugin's title, the first question. */
+function askedText(e: NeedEntry): string {
+  if (e.kind === "exec") return `run ${e.command ?? "a command"}${e.cwd ? ` in ${e.cwd}` : ""}${e.host ? ` on ${e.host}` : ""}`;
+  if (e.kind === "plugin") return e.title ?? "a plugin action";
+  if (e.kind === "question") return e.questions[0]?.question ?? "a question";
+  return "approval of a tool call";
+}
+
+function expiresIn(expiresAt: number | null, now: number): string | null {
+  if (expiresAt === null) return null;
+  const min = Math.ceil((expiresAt - now) / 60_000);
+  return min <= 0 ? "expiring" : `expires in ${min} min`;
+}
+
+/** One plain line per entry change (stdout not a terminal, not --json). */
+export function plainNeedsLine(event: NeedEvent, title: string, gatewayUrl: string | null, width = 200): string {
+  const e = event.entry;
+  const what = terminalText(`${terminalText(title)}: ${askedText(e)}`);
+  if (event.kind === "resolved") return truncate(`${clock(event.record.endedAt)} ✓ ${what} — ${terminalText(event.record.text)}`, width);
+  const link = gatewayUrl && e.linkPath ? controlUiLink(gatewayUrl, e.linkPath) : null;
+  const verb = e.kind === "question" ? "asks" : "waits for your approval";
+  return truncate(`${clock(Date.now())} ! ${what} — ${verb}${link ? ` · ${link}` : ""}`, width);
+}
+
+/** The TTY block's needs-you lines, above the cards: every pending entry on every Gateway. */
+export function needsRows(snapshot: DeskSnapshot, width: number, now: number = Date.now()): string[] {
+  const rows: string[] = [];
+  const many = snapshot.gateways.length > 1;
+  for (const g of snapshot.gateways) {
+    for (const e of g.needs?.entries ?? []) {
+      const title = g.sessions.find((s) => s.key === e.sessionKey)?.title ?? (e.sessionKey ? shortKeyTitle(e.sessionKey) : "An agent");
+      const marks = [e.kind === "question" ? "asks you" : "waits for your approval", expiresIn(e.expiresAt, now)].filter(Boolean);
+      rows.push(truncate(`! ${many ? `[${g.label}] ` : ""}${terminalText(title)}  ${marks.join(" · ")}`, width));
+      rows.push(truncate(`    ${terminalText(askedText(e))}`, width));
+      const link = e.linkPath ? controlUiLink(g.url, e.linkPath) : null;
+      if (link) rows.push(truncate(`    ${link}`, width));
+    }
+    if (g.needs?.answering === "refused" && g.needs.advice) rows.push(truncate(`  ${g.label}: ${g.needs.advice}`, width));
+  }
   return rows;
 }

@@ -17,10 +17,15 @@ import {
   connectionLine,
   focusedCard,
   jsonLine,
+  needsJson,
+  needsLine,
   plainCardLine,
   plainConnectionLine,
+  plainNeedsLine,
   statusBlock,
 } from "./watch-format.ts";
+import { shortKeyTitle } from "../../common/sessions.ts";
+import { needsRecordPath, openNeedsRecordFile } from "../core/needs-record-file.ts";
 import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
 import { lineWithoutControls } from "../../common/control-chars.ts";
 
@@ -30,6 +35,8 @@ export type WatchOptions = {
   token?: string;
   password?: string;
   setupCode?: string;
+  /** Y6: ask for the approvals and questions scopes and declare the approvals capability. */
+  answerApprovals?: boolean;
   /** Debug lines on stderr. */
   verbose?: boolean;
 };
@@ -63,7 +70,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   for (const note of discovered.notes) io.stderr.write(`progress-desk: ${note}\n`);
   for (const secret of [discovered.token, discovered.password, discovered.bootstrapToken]) logger.protect(secret);
   logger.debug("watch", { version: appVersion(), url: discovered.url, json: opts.json });
-  const gateway: GatewayConfig = discoveredGateway(discovered);
+  const gateway: GatewayConfig = { ...discoveredGateway(discovered), ...(opts.answerApprovals ? { answerApprovals: true } : {}) };
 
   const credentialsFile = join(dataHome(io.env), "credentials.json");
   const vault = await CredentialVault.open(fileStorage(credentialsFile), logger);
@@ -71,7 +78,12 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   if (notice) io.stderr.write(notice);
   // The app's card history continues here, read only: `watch` may run beside the app and must not overwrite its file.
   const history = openHistoryFile(historyPath(dataHome(io.env)), { write: false, warn: (m) => io.stderr.write(`progress-desk: ${m}\n`) });
-  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), history, logger });
+  // The needs-you record likewise: read, never written, by `watch`.
+  const needsRecord = openNeedsRecordFile(needsRecordPath(dataHome(io.env)), {
+    write: false,
+    warn: (m) => io.stderr.write(`progress-desk: ${m}\n`),
+  });
+  const desk = new ProgressDesk({ gateways: [gateway], vault, clientVersion: appVersion(), history, needsRecord, logger });
   const tty = !opts.json && Boolean(io.stdout.isTTY);
   const osc = tty && terminalSupportsProgress(io.env);
   const signatures = new Map<string, string>();
@@ -129,6 +141,14 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
         // Written as soon as the core has the card: stdout to a pipe is synchronous here.
         if (opts.json) io.stdout.write(jsonLine(cardLine(change.entry)));
         else if (!tty) io.stdout.write(plainCardLine(change.entry) + "\n");
+      }
+    } else if (change.type === "needs" && change.event && !tty) {
+      const g = desk.snapshot().gateways.find((x) => x.id === change.gatewayId);
+      if (opts.json) io.stdout.write(needsJson(needsLine(change.event, g?.url ?? null)) + "\n");
+      else {
+        const key = change.event.entry.sessionKey;
+        const title = (key && g?.sessions.find((s) => s.key === key)?.title) ?? (key ? shortKeyTitle(key) : "An agent");
+        io.stdout.write(plainNeedsLine(change.event, title, g?.url ?? null) + "\n");
       }
     } else if (change.type === "activity" && opts.json) {
       const id = sessionOnGatewayKey(change.gatewayId, change.activity.sessionKey);

@@ -197,6 +197,9 @@ export class ActivityTracker {
     if (s.watch) noteEvent(s.watch, now);
     if (stream === "item") changed = this.onItem(s, data, now) || changed;
     else if (stream === "tool") changed = this.onTool(s, data, now) || changed;
+    else if (stream === "lifecycle" && (phase === "waiting-approval" || phase === "approval-resolved")) {
+      changed = this.onApproval(s, str(data.toolCallId), phase === "waiting-approval") || changed;
+    }
     // Everything else (lifecycle, run_status, usage, assistant, plan, command_output) is only
     // a sign of life: its content, output included, is never read.
     if (this.evaluate(s)) changed = true;
@@ -336,7 +339,7 @@ export class ActivityTracker {
 
   /** No run is live any more: clear `current` and the flag, keep the lines for a while. */
   private finish(s: Session, now: number): void {
-    for (const c of s.open.values()) if (c.status === "running") c.status = "done";
+    for (const c of s.open.values()) if (c.status === "running" || c.status === "waiting") c.status = "done";
     s.open.clear();
     s.current = null;
     s.watch = null;
@@ -386,6 +389,16 @@ export class ActivityTracker {
       s.open.delete(id);
     }
     return changed;
+  }
+
+  /** Y7: a call waiting for the person's approval says so, not "running", until the approval is resolved. */
+  private onApproval(s: Session, toolCallId: string | null, waiting: boolean): boolean {
+    const call = toolCallId === null ? null : (s.open.get(toolCallId) ?? null);
+    if (!call) return false;
+    const next = waiting ? "waiting" : "running";
+    if (call.status === next || (!waiting && call.status !== "waiting")) return false;
+    call.status = next;
+    return true;
   }
 
   /** `tool` events reach only the run's own client with `tool-events`; used only when no `item` came. */
@@ -498,7 +511,9 @@ export class ActivityTracker {
 
   /** Recomputes the flag; true when it changed. */
   private evaluate(s: Session): boolean {
-    const next = s.watch ? evaluateStall(s.watch, this.opts.now(), this.opts.stall) : null;
+    // A run waiting for the person's approval is not stalled, however long it waits.
+    const waiting = [...s.open.values()].some((c) => c.status === "waiting");
+    const next = s.watch && !waiting ? evaluateStall(s.watch, this.opts.now(), this.opts.stall) : null;
     if (sameFlag(next, s.stall)) return false;
     s.stall = next;
     return true;

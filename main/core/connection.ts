@@ -54,6 +54,12 @@ export type ConnectionOptions = {
   schedule?: (fn: () => void, ms: number) => () => void;
   createClient?: ClientFactory;
   requestTimeoutMs?: number;
+  /**
+   * The person turned on answering approvals and questions here (Y6): ask for the two
+   * scopes and declare the `approvals` capability, which makes this connection an approval
+   * surface the Gateway routes requests to. Off: neither (docs/gateway.md §10.2).
+   */
+  answerApprovals?: boolean;
   /** Debug lines: states, the hello, connect errors (default: none). */
   logger?: Logger;
   /** Called for every state change, in order. */
@@ -67,6 +73,9 @@ export type ConnectionOptions = {
 
 const ROLE = "operator";
 const SCOPES = ["operator.read", "operator.write"];
+/** Asked for only while answering is on (docs/gateway.md §10.1). */
+export const ANSWER_SCOPES = ["operator.approvals", "operator.questions"];
+const ANSWER_CAPS = ["approvals"];
 
 export class GatewayConnection {
   private readonly opts: ConnectionOptions;
@@ -178,7 +187,8 @@ export class GatewayConnection {
       platform: this.opts.platform,
       mode: "ui",
       role: ROLE,
-      scopes: SCOPES,
+      scopes: this.opts.answerApprovals ? [...SCOPES, ...ANSWER_SCOPES] : SCOPES,
+      ...(this.opts.answerApprovals ? { caps: ANSWER_CAPS } : {}),
       minProtocol: PROTOCOL_VERSION,
       maxProtocol: PROTOCOL_VERSION,
       deviceIdentity: identity,

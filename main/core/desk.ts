@@ -14,12 +14,17 @@ import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
 import type { CardEntry, DeskChange, DeskSnapshot, DismissResult, GatewaySnapshot, RefreshState, Unsubscribe } from "../../common/model.ts";
 import type { CredentialVault } from "./vault.ts";
 import { fallbackLogger, type Logger } from "./logger.ts";
+import { NeedsBook } from "./needs.ts";
+import { NeedsRecord } from "./needs-record.ts";
+import { NeedsSync } from "./needs-sync.ts";
 
 export type GatewayConfig = GatewayCredentials & {
   /** Stable id keying every session and card of this Gateway; defaults to one from the URL. */
   id?: string;
   label?: string;
   color?: string;
+  /** Answer approvals and questions from Progress Desk (Y6; off by default). */
+  answerApprovals?: boolean;
 };
 
 export type DeskOptions = {
@@ -50,6 +55,8 @@ export type DeskOptions = {
   history?: { history: CardHistory; flush(): void };
   /** Where the core's warnings and debug lines go (default: warnings on stderr). */
   logger?: Logger;
+  /** The needs-you record (needs-record-file.ts keeps it on disk); in memory only when absent. */
+  needsRecord?: { record: NeedsRecord; flush(): void };
 };
 
 /** How often the activity tracker re-checks silent runs and expires old lines while it needs to. */
@@ -80,6 +87,7 @@ type Member = {
   connection: GatewayConnection;
   store: CardStore;
   boards: BoardStore;
+  needs: NeedsSync;
   config: GatewayConfig;
 };
 
@@ -96,6 +104,9 @@ export class ProgressDesk {
   private readonly activity: ActivityTracker;
   private activityTick: ReturnType<typeof setTimeout> | null = null;
   private readonly history: { history: CardHistory; flush(): void };
+  private readonly needsRecord: { record: NeedsRecord; flush(): void };
+  private readonly needs: NeedsBook;
+  private needsExpiry: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
 
   constructor(opts: DeskOptions) {
     this.opts = opts;
@@ -112,6 +123,16 @@ export class ProgressDesk {
       },
     });
     this.activity.subscribe((activity) => this.emit({ type: "activity", gatewayId: activity.gatewayId, activity }));
+    this.needsRecord = opts.needsRecord ?? { record: new NeedsRecord(), flush: () => {} };
+    this.needs = new NeedsBook({
+      now: () => this.now(),
+      record: this.needsRecord.record,
+      onChange: (gatewayId, event) => {
+        if (!this.members.has(gatewayId)) return;
+        this.armNeedsExpiry();
+        this.emit({ type: "needs", gatewayId, needs: this.needs.state(gatewayId), event });
+      },
+    });
     for (const config of opts.gateways) this.addMember(config);
   }
 
@@ -129,6 +150,25 @@ export class ProgressDesk {
       this.armActivityTick();
     }, ACTIVITY_TICK_MS);
     this.activityTick.unref?.();
+  }
+
+  /** One timer, for the earliest expiry among pending entries (Y4). */
+  private armNeedsExpiry(): void {
+    const at = this.needs.nextExpiry();
+    if (this.needsExpiry?.at === at) return;
+    if (this.needsExpiry) clearTimeout(this.needsExpiry.timer);
+    this.needsExpiry = null;
+    if (at === null || !this.started) return;
+    const timer = setTimeout(
+      () => {
+        this.needsExpiry = null;
+        this.needs.expire();
+        this.armNeedsExpiry();
+      },
+      Math.min(Math.max(0, at - this.now()), 2 ** 31 - 1),
+    );
+    timer.unref?.();
+    this.needsExpiry = { at, timer };
   }
 
   private onAgentSideEvent(gatewayId: string, event: string, payload: unknown, store: CardStore): void {
@@ -156,7 +196,7 @@ export class ProgressDesk {
     log.debug("gateway added", { config });
     // The connection's callbacks close over both stores, and onState may run before they exist (hence `?.`).
     // eslint-disable-next-line prefer-const -- assigned once below, but read by callbacks created first
-    let store: CardStore, boards: BoardStore;
+    let store: CardStore, boards: BoardStore, needs: NeedsSync;
     const connection = new GatewayConnection({
       url: config.url,
       ...(config.token ? { token: config.token } : {}),
@@ -172,6 +212,7 @@ export class ProgressDesk {
       ...(opts.createClient ? { createClient: opts.createClient } : {}),
       ...(opts.requestTimeoutMs ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
       ...(opts.schedule ? { schedule: opts.schedule } : {}),
+      ...(config.answerApprovals ? { answerApprovals: true } : {}),
       logger: log,
       onState: (state) => {
         store?.onConnectionState(state);
@@ -182,18 +223,21 @@ export class ProgressDesk {
         }
         this.emit({ type: "connection", gatewayId: id, connection: state });
       },
-      onReady: () => {
+      onReady: (hello) => {
         void store.onReady();
         void boards.onReady();
+        void needs.onReady(hello);
       },
       onEvent: (evt) => {
         store.onEvent(evt.event, evt.payload);
         boards.onEvent(evt.event, evt.payload);
+        this.needs.handleEvent(id, evt.event, evt.payload);
         this.onAgentSideEvent(id, evt.event, evt.payload, store);
       },
       onGap: () => {
         void store.onGap();
         void boards.onReady();
+        void needs.onGap();
       },
     });
     store = new CardStore({
@@ -221,6 +265,14 @@ export class ProgressDesk {
         if (!store.entry(sessionKey)) store.track(sessionKey);
       },
     });
+    needs = new NeedsSync({
+      gatewayId: id,
+      book: this.needs,
+      transport: connection,
+      answer: config.answerApprovals === true,
+      now: () => this.now(),
+      log,
+    });
     const member: Member = {
       id,
       label: config.label ?? new URL(config.url).host,
@@ -228,6 +280,7 @@ export class ProgressDesk {
       connection,
       store,
       boards,
+      needs,
       config,
     };
     this.members.set(id, member);
@@ -248,6 +301,7 @@ export class ProgressDesk {
         this.history.history.unwatched(id, this.now());
         this.members.delete(id);
         this.activity.forget(id);
+        this.needs.forget(id);
       }
     }
     for (const [id, config] of wanted) {
@@ -264,6 +318,7 @@ export class ProgressDesk {
   start(): void {
     this.started = true;
     for (const m of this.members.values()) m.connection.start();
+    this.armNeedsExpiry();
   }
 
   stop(): void {
@@ -278,6 +333,9 @@ export class ProgressDesk {
     // From now on nothing is watched: the next start records the time between as a gap.
     this.history.history.unwatched(null, this.now());
     this.history.flush();
+    if (this.needsExpiry) clearTimeout(this.needsExpiry.timer);
+    this.needsExpiry = null;
+    this.needsRecord.flush();
   }
 
   /** Call after sleep, unlock or network change: reconnect and re-read now (G3, C4). */
@@ -306,6 +364,17 @@ export class ProgressDesk {
   entry(gatewayId: string, sessionKey: string, agentId: string | null = null): CardEntry | null {
     const e = this.member(gatewayId).store.entry(sessionKey, agentId);
     return e ? this.withTiming(e) : null;
+  }
+
+  /** The Gateway's needs-you state: pending entries and whether this desk answers them (Y1). */
+  needsState(gatewayId: string) {
+    this.member(gatewayId);
+    return this.needs.state(gatewayId);
+  }
+
+  /** The ended needs-you entries, oldest first (the last 200, Y5). */
+  needsHistory() {
+    return this.needsRecord.record.list();
   }
 
   /** The card's local history (every history of it, oldest first), for surfaces and tests. */
@@ -388,6 +457,7 @@ export class ProgressDesk {
       cards: m.store.entries().map((e) => this.withTiming(e)),
       boards: m.boards.state(),
       activity: this.activity.list().filter((a) => a.gatewayId === m.id),
+      needs: this.needs.state(m.id),
     };
   }
 

@@ -30,8 +30,17 @@ const TYPES: Record<string, string> = {
 };
 
 /**
+ * True when a decoded path has a "." or ".." segment (with "/" or "\\" as the separator). Such a
+ * path names a file by where it climbs to, not by its name: `assets/../settings.html` would be
+ * Settings served on the main origin, past the host's routing by name.
+ */
+export function hasDotSegment(decodedPath: string): boolean {
+  return decodedPath.split(/[/\\]/).some((segment) => segment === "." || segment === "..");
+}
+
+/**
  * The file under `pagesDir` that a URL path names ("/" is the popover), or null for
- * anything outside it, undecodable, or missing.
+ * anything outside it, undecodable, climbing through a dot segment, or missing.
  */
 export function resolvePageFile(pagesDir: string, urlPath: string): string | null {
   let rel: string;
@@ -40,7 +49,7 @@ export function resolvePageFile(pagesDir: string, urlPath: string): string | nul
   } catch {
     return null;
   }
-  if (rel.includes("\0")) return null;
+  if (rel.includes("\0") || hasDotSegment(rel)) return null;
   const root = normalize(pagesDir);
   const file = normalize(join(root, rel));
   if (!file.startsWith(root.endsWith(sep) ? root : root + sep) || !existsSync(file) || !statSync(file).isFile()) return null;

@@ -6,6 +6,7 @@
 // a URL that points elsewhere finds no secret to send, even if deleting the old one could
 // not be written (a locked keychain). Saving a new origin also drops the old secrets and
 // the device tokens the official client keeps under the old URL.
+import { rescueDamagedFile, type RescueDeps } from "./damaged-file.ts";
 import { fallbackLogger, type Logger } from "./logger.ts";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -24,7 +25,12 @@ import { isOnGateway } from "../../common/keys.ts";
 export { defaultSettings, isAccelerator, repairSettings as normalizeSettings, type StoredGateway } from "../../common/settings-schema.ts";
 type Document = SettingsDocument;
 
-export type SettingsBackend = { read(): unknown; write(doc: unknown): Promise<void> };
+export type SettingsBackend = {
+  read(): unknown;
+  write(doc: unknown): Promise<void>;
+  /** Where the file was kept as it was, when it could not be read in full this run. */
+  damagedCopy?(): string | null;
+};
 
 const SECRET_FIELDS = { token: "token", password: "password", setupCode: "setup-code" } as const;
 type SecretField = keyof typeof SECRET_FIELDS;
@@ -61,10 +67,12 @@ export class SettingsStore {
   }
 
   view(): Settings {
+    const damagedFileCopy = this.backend.damagedCopy?.() ?? null;
     return {
       ...structuredClone(this.doc),
       gateways: this.doc.gateways.map((g) => this.gatewayView(g)),
       credentialStorage: this.vault.protection,
+      ...(damagedFileCopy === null ? {} : { damagedFileCopy }),
     };
   }
 
@@ -109,7 +117,8 @@ export class SettingsStore {
     const derived = gatewayIdForUrl(input.url.trim());
     const id = before ? before.id : this.doc.gateways.some((g) => g.id === derived) ? `gw-${randomUUID().slice(0, 8)}` : derived;
     const url = input.url.trim();
-    const next: StoredGateway = { id, url, label: input.label.trim() || new URL(url).host, color: input.color };
+    const answerApprovals = input.answerApprovals ?? before?.answerApprovals ?? false;
+    const next: StoredGateway = { id, url, label: input.label.trim() || new URL(url).host, color: input.color, answerApprovals };
     // Checked before anything changes: a refused save leaves memory and disk as they were.
     if (FIELDS.some((f) => input[f]?.trim()) && this.vault.protection === "unavailable") throw new Error(SECRET_NOT_SAVED);
     const gateways = before ? this.doc.gateways.map((g) => (g.id === id ? next : g)) : [...this.doc.gateways, next];
@@ -137,6 +146,7 @@ export class SettingsStore {
   gatewayConfigs(): GatewayConfig[] {
     return this.doc.gateways.map((g) => {
       const c: GatewayConfig = { id: g.id, label: g.label, color: g.color, url: g.url };
+      if (g.answerApprovals) c.answerApprovals = true;
       const token = this.secret(g, "token");
       const password = this.secret(g, "password");
       const setup = this.secret(g, "setupCode");
@@ -208,24 +218,45 @@ export class SettingsStore {
   }
 }
 
-/** A JSON file (headless and the browser host), written atomically. */
-export function jsonFileBackend(path: string): SettingsBackend {
+/**
+ * A JSON file (headless and the browser host), written atomically. A file that is there
+ * but is no JSON object is never written over: it is rescued (main/core/damaged-file.ts),
+ * and if no copy of it can be kept, this run's changes are not saved.
+ */
+export function jsonFileBackend(path: string, deps: RescueDeps = { logger: fallbackLogger() }): SettingsBackend {
+  let copy: string | null = null;
+  let keepOut = false;
   return {
     read() {
+      let text: string;
       try {
-        return JSON.parse(readFileSync(path, "utf8"));
+        text = readFileSync(path, "utf8");
       } catch {
-        return null; // missing or damaged: defaults
+        return null; // no file yet: defaults
       }
+      try {
+        const doc: unknown = JSON.parse(text.replace(/^\uFEFF/, ""));
+        if (typeof doc === "object" && doc !== null && !Array.isArray(doc)) return doc;
+      } catch {
+        // not JSON: rescued below
+      }
+      const rescue = rescueDamagedFile(path, (readable) => (isObject(readable) ? readable : {}), deps);
+      copy = rescue.copy ?? copy;
+      keepOut = rescue.copy === null;
+      return rescue.salvaged;
     },
     async write(doc) {
+      if (keepOut) throw new Error(`the settings file ${path} could not be read in full nor a copy of it kept, so it is not written over`);
       await mkdir(dirname(path), { recursive: true });
       const tmp = `${path}.${process.pid}.tmp`;
       await writeFile(tmp, JSON.stringify(doc, null, 2) + "\n", { mode: 0o600 });
       await rename(tmp, path);
     },
+    damagedCopy: () => copy,
   };
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function memoryBackend(initial: unknown = null): SettingsBackend & { doc: unknown } {
   const b = { doc: initial, read: () => b.doc, write: async (d: unknown) => void (b.doc = d) };

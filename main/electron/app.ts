@@ -25,7 +25,7 @@ import { appVersion, packageRoot } from "../core/version.ts";
 import { APP_SCHEME, appResponse } from "./app-protocol.ts";
 import { fileLogger } from "./log-file.ts";
 import { startShell, type Shell } from "./shell.ts";
-import { STORE_SCHEMA } from "./store-backend.ts";
+import { openSettingsFile } from "./settings-file.ts";
 import { buildTestHooks, testHooksEnabled } from "./test-hooks.ts";
 import { lockNavigation, lockSession } from "./window-security.ts";
 
@@ -74,7 +74,7 @@ if (!app.requestSingleInstanceLock()) {
         headers: r.headers,
       });
     });
-    const store = new Store<Record<string, unknown>>({ name: "settings", schema: STORE_SCHEMA, clearInvalidConfig: true });
+    const store = openSettingsFile((options) => new Store<Record<string, unknown>>(options), app.getPath("userData"), { logger });
     running = await startShell({
       platform: process.platform,
       env: process.env,
@@ -83,7 +83,7 @@ if (!app.requestSingleInstanceLock()) {
       preloadPath: join(root, "dist", "preload", "preload.cjs"),
       assetsDir: join(root, "assets"),
       clientVersion: appVersion(),
-      store: { get: (key) => store.get(key), set: (key, value) => store.set(key, value) },
+      store,
       safeStorage,
       createTray: (icon) => new Tray(icon),
       buildMenu: (template) => Menu.buildFromTemplate(template),

@@ -26,7 +26,8 @@
 // intercepts clicks and hands the URL to the shell. A link's text is the note writer's to
 // choose, so before it opens the link says where it goes: a `title` (the tooltip) with the
 // destination host and the full URL, and an `aria-label` of its visible text plus "opens
-// <host>" (the accessible name keeps the visible text, WCAG 2.5.3). The host is the URL
+// <host>" (the accessible name keeps the visible text, WCAG 2.5.3); a mailto link names every
+// recipient (to, cc, bcc) and says when it fills in a subject or body. The host is the URL
 // parser's ASCII form, so a look-alike Unicode name shows as its xn-- spelling. Images are never loaded: they become
 // their alt text. Both DOMPurify instances are private (DOMPurify(window)), configured once,
 // on first use, so importing this module outside a page (for isSafeLink) does not throw.
@@ -178,13 +179,57 @@ function safeHref(href: string): string | null {
   return safeUrl(href)?.href ?? null;
 }
 
-/** Where a link goes, in a few words: its host, or the address it writes to. */
-function destinationOf(url: URL): string {
-  if (url.protocol === "mailto:") {
-    const to = url.pathname.split(",")[0] ?? "";
-    return to === "" ? "an email" : `an email to ${to}`;
+/** A mailto part as a person reads it: percent-decoded ('+' stays '+'), invisible characters gone, white space folded. */
+function mailtoText(part: string): string {
+  let text: string;
+  try {
+    text = decodeURIComponent(part);
+  } catch {
+    text = part;
   }
-  return url.host;
+  return stripInvisible(text).replace(/\s+/g, " ").trim();
+}
+
+const addressesIn = (list: string): string[] =>
+  list
+    .split(",")
+    .map(mailtoText)
+    .filter((a) => a !== "");
+
+/**
+ * Where an email link writes to: every recipient (the address list and the to, cc and bcc fields,
+ * any case, repeated or not), and whether it fills in a subject, a body or other fields. Only the
+ * first address would hide a cc or bcc to someone else, or a prepared body.
+ */
+function emailDestination(url: URL): string {
+  const to = addressesIn(url.pathname);
+  const cc: string[] = [];
+  const bcc: string[] = [];
+  const fills = new Set<string>();
+  for (const field of url.search.slice(1).split("&")) {
+    if (field === "") continue;
+    const at = field.indexOf("=");
+    const name = mailtoText(at < 0 ? field : field.slice(0, at)).toLowerCase();
+    const value = at < 0 ? "" : field.slice(at + 1);
+    if (name === "to") to.push(...addressesIn(value));
+    else if (name === "cc") cc.push(...addressesIn(value));
+    else if (name === "bcc") bcc.push(...addressesIn(value));
+    else if (mailtoText(value) === "") continue;
+    else if (name === "subject") fills.add("a subject");
+    else if (name === "body") fills.add("a body");
+    else fills.add("other fields");
+  }
+  const parts = [to.length > 0 ? `an email to ${to.join(", ")}` : "an email"];
+  if (cc.length > 0) parts.push(`cc ${cc.join(", ")}`);
+  if (bcc.length > 0) parts.push(`bcc ${bcc.join(", ")}`);
+  const filled = ["a subject", "a body", "other fields"].filter((f) => fills.has(f));
+  if (filled.length > 0) parts.push(`with ${filled.length > 1 ? `${filled.slice(0, -1).join(", ")} and ${filled.at(-1)}` : filled[0]}`);
+  return parts.join("; ");
+}
+
+/** Where a link goes, in a few words: its host, or whom an email goes to and what it fills in. */
+function destinationOf(url: URL): string {
+  return url.protocol === "mailto:" ? emailDestination(url) : url.host;
 }
 
 /**

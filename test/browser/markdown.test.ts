@@ -316,6 +316,30 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
       assert.match(bare.html, /aria-label="Link, opens ci\.example"/);
     });
 
+    test("a mailto link names every recipient (to, cc, bcc) and says it fills in a subject or body, in its tooltip and accessible name", async () => {
+      const labelled = async (markdown: string): Promise<{ title: string; label: string }> => {
+        const r = await render(markdown);
+        const [, title, label] = /title="([^"]*)" aria-label="([^"]*)"/.exec(r.html) ?? [];
+        return { title: title ?? "", label: label ?? "" };
+      };
+      // The visible text and the first address look harmless; the copy and the prepared body do not.
+      const sneaky = await labelled(
+        "[write to support](mailto:support@corp.example,boss@corp.example?cc=audit%40corp.example&BCC=collector@evil.example&subject=Hi&body=my%20password%20is)",
+      );
+      const where =
+        "an email to support@corp.example, boss@corp.example; cc audit@corp.example; bcc collector@evil.example; with a subject and a body";
+      assert.equal(sneaky.label, `write to support (opens ${where})`);
+      assert.ok(sneaky.title.startsWith(`Opens ${where}\nmailto:`), sneaky.title);
+      // A to field adds recipients; '+' is part of an address, not a space; empty fields fill nothing in.
+      const more = await labelled("[m](mailto:a@b.example?to=c+tag@d.example&subject=&in-reply-to=%3Cid%40x%3E)");
+      assert.equal(more.label, "m (opens an email to a@b.example, c+tag@d.example; with other fields)");
+      // No address at all, only a bcc; invisible characters decoded from the URL are stripped.
+      const hidden = await labelled("[m](mailto:?bcc=x%E2%80%AE@evil.example&body=b)");
+      assert.equal(hidden.label, "m (opens an email; bcc x@evil.example; with a body)");
+      const plain = await labelled("[m](mailto:a@b.example)");
+      assert.equal(plain.label, "m (opens an email to a@b.example)");
+    });
+
     test("in the page, the accessible name of a link contains its visible text and its destination (WCAG 2.5.3)", async () => {
       const r = await render("See [the build log](https://ci.example/run/7) and [**mail** me](mailto:dev@team.example?subject=hi).");
       await strict.page.evaluate((html) => void (document.querySelector("main").innerHTML = html), r.html);
@@ -326,7 +350,7 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
         assert.equal(await first.count(), 1, "found by its accessible name");
         assert.equal(await first.innerText(), "the build log");
         assert.equal(await first.getAttribute("title"), "Opens ci.example\nhttps://ci.example/run/7");
-        const second = strict.page.getByRole("link", { name: "mail me (opens an email to dev@team.example)", exact: true });
+        const second = strict.page.getByRole("link", { name: "mail me (opens an email to dev@team.example; with a subject)", exact: true });
         assert.equal(await second.count(), 1);
         assert.equal(await second.innerText(), "mail me");
         for (const l of await links.all()) {

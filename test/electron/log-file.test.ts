@@ -3,7 +3,7 @@
 // no Electron binary runs here), and the shell's "Show Logs" and "Copy diagnostics" wiring
 // with the FAKE Electron kit. Only app.ts may load electron-log's Electron entry.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
@@ -44,8 +44,9 @@ const SECRET = "Yw3-Fr8q.Jn2Ks-Dc5m";
 describe("fileLogger (electron-log)", () => {
   test("one file in the logs folder, rotated by size; lower levels are not written; lines are redacted, one per record", () => {
     const { log, calls } = fakeElectronLog();
-    const { logger, file } = fileLogger(log, { logsDir: join("logs-root", "Progress Desk"), level: "info" });
-    assert.equal(file, join("logs-root", "Progress Desk", LOG_FILE_NAME));
+    const logsDir = join(tempDir(), "Progress Desk");
+    const { logger, file } = fileLogger(log, { logsDir, level: "info" });
+    assert.equal(file, join(logsDir, LOG_FILE_NAME));
     assert.equal(log.transports.file.resolvePathFn(), file);
     assert.equal(log.transports.file.maxSize, MAX_LOG_BYTES);
     assert.equal(log.transports.console.level, false, "a packaged app prints nothing");
@@ -58,7 +59,7 @@ describe("fileLogger (electron-log)", () => {
       ["error", `failed with ${REDACTED}\\nsecond line`],
     ]);
     const dev = fakeElectronLog();
-    fileLogger(dev.log, { logsDir: "x", console: true });
+    fileLogger(dev.log, { logsDir: tempDir(), console: true });
     assert.equal(dev.log.transports.console.level, "warn", "npm start shows warnings on the terminal");
   });
 
@@ -75,6 +76,36 @@ describe("fileLogger (electron-log)", () => {
     assert.ok(readFileSync(join(dir, "main.old.log"), "utf8").length <= 2_000 + 200, "rotated near the limit");
     assert.doesNotMatch(text, /Fr8q/);
   });
+
+  test(
+    "the log is private: main.log and main.old.log are 0600 in a 0700 folder, also after a rotation and when an earlier version made them 0644",
+    { skip: process.platform === "win32" ? "Windows has no POSIX file modes" : false },
+    () => {
+      const mode = (p: string): string => (statSync(p).mode & 0o777).toString(8);
+      // A fresh folder: made 0700, the file created 0600 by electron-log's real file transport.
+      const fresh = join(tempDir(), "logs");
+      const real = electronLogNode.create({ logId: `pd-test-mode-${Date.now()}` });
+      const { logger, file } = fileLogger(real as unknown as ElectronLogLike, { logsDir: fresh, level: "info", maxBytes: 1_000 });
+      for (let i = 0; i < 40; i++) logger.info(`line ${i}: session agent:main:s${i} at ws://gateway.example:18789`);
+      assert.deepEqual(readdirSync(fresh).sort(), ["main.log", "main.old.log"], "rotated at least once");
+      assert.equal(mode(fresh), "700");
+      assert.equal(mode(file), "600", "the new file after a rotation");
+      assert.equal(mode(join(fresh, "main.old.log")), "600");
+      // Files and a folder left open by an earlier version are tightened at start.
+      const old = join(tempDir(), "logs");
+      mkdirSync(old, { mode: 0o755 });
+      chmodSync(old, 0o755);
+      for (const name of ["main.log", "main.old.log"]) {
+        writeFileSync(join(old, name), "[old line]\n", { mode: 0o644 });
+        chmodSync(join(old, name), 0o644);
+      }
+      fileLogger(fakeElectronLog().log, { logsDir: old });
+      assert.equal(mode(old), "700");
+      assert.equal(mode(join(old, "main.log")), "600");
+      assert.equal(mode(join(old, "main.old.log")), "600");
+      assert.equal(readFileSync(join(old, "main.log"), "utf8"), "[old line]\n", "nothing in them is lost");
+    },
+  );
 
   test("only main/electron/app.ts imports electron-log (its Electron entry); everything else gets the logger injected", () => {
     const importers: string[] = [];

@@ -1,12 +1,13 @@
 // Settings and window frames in electron-store (main/electron/store-backend.ts). A FAKE Map-backed store stands in for electron-store.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import Conf from "conf";
 import { defaultSettings, normalizeSettings, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
+import { settingsStoreOptions } from "../../main/electron/settings-file.ts";
 import { STORE_SCHEMA, storeSettingsBackend, storeWindowFrames, type KeyValueStore } from "../../main/electron/store-backend.ts";
 
 /** A FAKE electron-store: a Map, with every set recorded. */
@@ -112,18 +113,15 @@ describe("storeWindowFrames", () => {
   });
 });
 
-// The schema's effect, not its shape: `conf`, the library electron-store extends and hands
-// its options to (name → configName, cwd, schema, clearInvalidConfig), validating a real
-// file. electron-store itself needs the Electron binary, which tests do not have.
+// The schema's effect, not its shape: `conf`, the library electron-store extends, given the
+// app's own options (settingsStoreOptions) the way electron-store hands them on (name →
+// configName), validating a real file. electron-store itself needs the Electron binary,
+// which tests do not have.
 describe("STORE_SCHEMA in the store that enforces it", () => {
-  const open = (cwd: string) =>
-    new Conf<Record<string, unknown>>({
-      projectName: "progress-desk-test",
-      configName: "settings",
-      cwd,
-      schema: STORE_SCHEMA,
-      clearInvalidConfig: true,
-    });
+  const open = (cwd: string) => {
+    const { name, ...options } = settingsStoreOptions(cwd);
+    return new Conf<Record<string, unknown>>({ ...options, configName: name, projectName: "progress-desk-test" });
+  };
   const withDir = (fn: (dir: string) => void) => {
     const dir = mkdtempSync(join(tmpdir(), "pd-store-"));
     try {
@@ -180,12 +178,12 @@ describe("STORE_SCHEMA in the store that enforces it", () => {
     });
   });
 
-  test("a hand-edited file with a broken frame does not stop the app: it starts from defaults", () => {
+  test("the store alone refuses a hand-edited file with a broken frame, and leaves it as it was (settings-file.ts rescues it)", () => {
     withDir((dir) => {
-      writeFileSync(join(dir, "settings.json"), JSON.stringify({ settings: { showCards: false }, windows: { dashboard: { x: "oops" } } }));
-      const store = open(dir);
-      assert.equal(storeWindowFrames(store).load("dashboard"), null);
-      assert.equal(storeSettingsBackend(store).read(), null, "the invalid file was cleared, not half-used");
+      const text = JSON.stringify({ settings: { showCards: false }, windows: { dashboard: { x: "oops" } } });
+      writeFileSync(join(dir, "settings.json"), text);
+      assert.throws(() => open(dir), /Config schema violation: .*`windows\/dashboard\/x` must be number/);
+      assert.equal(readFileSync(join(dir, "settings.json"), "utf8"), text, "not cleared");
     });
   });
 });

@@ -5,12 +5,15 @@
 // No Gateway here: these defences sit in front of the core, so the host is pointed at a
 // loopback port where nothing listens (the fuzz suite runs against a real Gateway).
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import WebSocket from "ws";
 import net from "node:net";
 import { until } from "../harness/until.ts";
 import { DEFAULT_HOST_LIMITS } from "../../main/host/host-server.ts";
 import {
+  builtCli,
   connect,
   httpGet,
   rawBridge,
@@ -158,7 +161,47 @@ describe("what a client without the secret can do", () => {
   });
 });
 
+/** The status of a GET sent as raw bytes: the path reaches the host exactly as written (no client normalises `..`). */
+async function rawStatus(port: number, path: string): Promise<number> {
+  const socket = await connect(port);
+  socket.on("error", () => {});
+  let reply = "";
+  socket.setEncoding("latin1").on("data", (d: string) => (reply += d));
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+  const status = await until("the reply's status line", () => /^HTTP\/1\.1 (\d{3}) /.exec(reply)?.[1], 10_000);
+  socket.destroy();
+  return Number(status);
+}
+
 describe("what a client with the secret can do", () => {
+  test("a path with a dot segment is 404 on each origin: assets/../settings.html does not serve Settings on the main origin, nor the reverse", async () => {
+    const asset = readdirSync(join(builtCli, "..", "..", "..", "renderer", "assets")).find((n) => n.endsWith(".js"));
+    assert.ok(asset, "the built pages have a script asset");
+    const main = (rest: string): string => `/${host.secret}${rest}`;
+    const settings = (rest: string): string => `/${host.settingsSecret}${rest}`;
+    // Controls: the same files by their names are served (or redirected) as usual.
+    assert.equal(await rawStatus(host.port, main(`/assets/${asset}`)), 200);
+    assert.equal(await rawStatus(host.settingsPort, settings("/settings.html")), 200);
+    assert.equal(await rawStatus(host.port, main("/settings.html")), 303, "Settings by name: sent to its own origin");
+    const climbing = [
+      "/assets/../settings.html",
+      "/assets/%2e%2e/settings.html",
+      "/assets/%2E%2E%2Fsettings.html",
+      "/assets/..%2fsettings.html",
+      "/assets/..%5csettings.html",
+      "/assets/./../popover.html",
+      "/assets/../popover.html",
+      "/assets/../dashboard.html",
+      `/assets/./${asset}`,
+      `/assets/%2e/${asset}`,
+    ];
+    for (const rest of climbing) {
+      assert.equal(await rawStatus(host.port, main(rest)), 404, `main origin: ${rest}`);
+      assert.equal(await rawStatus(host.settingsPort, settings(rest)), 404, `Settings origin: ${rest}`);
+    }
+    await assertServing();
+  });
+
   test("a message over the size limit closes that socket with 1009; the host stays", async () => {
     const ws = await openBridge();
     ws.on("error", () => {});

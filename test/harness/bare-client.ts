@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { GatewayClient, type GatewayClientRequestOptions } from "@openclaw/gateway-client";
 import type { EventFrame, HelloOk } from "@openclaw/gateway-protocol/frame-guards";
-import { createDeviceIdentity, publicKeyRawBase64UrlFromPem, signDevicePayload } from "../../main/core/identity.ts";
+import { createDeviceIdentity, publicKeyRawBase64UrlFromPem, signDevicePayload, type DeviceIdentity } from "../../main/core/identity.ts";
 
 export type { EventFrame, HelloOk };
 export type PlanStep = { step: string; status: "pending" | "in_progress" | "completed" };
@@ -50,9 +50,17 @@ export function p(e: EventFrame): any {
 
 export async function connectBareClient(
   gw: { url: string; token: string },
-  opts: { platform?: string; clientName?: "openclaw-linux" | "openclaw-macos"; caps?: string[] } = {},
+  opts: {
+    platform?: string;
+    clientName?: "openclaw-linux" | "openclaw-macos";
+    caps?: string[];
+    scopes?: string[];
+    displayName?: string;
+    /** Another client's device identity, to act as the same device (approval reviewers are devices). */
+    identity?: DeviceIdentity;
+  } = {},
 ): Promise<BareClient> {
-  const identity = createDeviceIdentity();
+  const identity = opts.identity ?? createDeviceIdentity();
   const tokens = new Map<string, { token: string; scopes: string[] }>();
   const events: EventFrame[] = [];
   const waiters = new Set<{ pred: (e: EventFrame) => boolean; resolve: (e: EventFrame) => void }>();
@@ -66,12 +74,12 @@ export async function connectBareClient(
     url: gw.url,
     token: gw.token,
     clientName: opts.clientName ?? "openclaw-linux",
-    clientDisplayName: "Progress Desk test client",
+    clientDisplayName: opts.displayName ?? "Progress Desk test client",
     clientVersion: "0.1.0",
     platform: opts.platform ?? process.platform,
     mode: "ui",
     role: "operator",
-    scopes: ["operator.read", "operator.write"],
+    scopes: opts.scopes ?? ["operator.read", "operator.write"],
     ...(opts.caps ? { caps: opts.caps } : {}),
     minProtocol: 4,
     maxProtocol: 4,

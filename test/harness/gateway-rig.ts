@@ -11,15 +11,20 @@ export class GatewayRig {
   private gw?: TestGateway;
   private client?: BareClient;
   private readonly startModel: (() => Promise<ScriptedModel>) | undefined;
+  private readonly tools: Record<string, unknown> | undefined;
 
-  /** `startModel` starts the model the Gateway's agent runtime calls (none: no agent runs). */
-  constructor(startModel?: () => Promise<ScriptedModel>) {
+  /**
+   * `startModel` starts the model the Gateway's agent runtime calls (none: no agent runs);
+   * `tools` adds to the Gateway's `tools` config (with a model only).
+   */
+  constructor(startModel?: () => Promise<ScriptedModel>, tools?: Record<string, unknown>) {
     this.startModel = startModel;
+    this.tools = tools;
   }
 
   async start(): Promise<GatewayParts> {
     const model = this.startModel ? (this.model = await this.startModel()) : undefined;
-    const gw = (this.gw = await startGateway(model ? { model } : {}));
+    const gw = (this.gw = await startGateway(model ? { model, ...(this.tools ? { tools: this.tools } : {}) } : {}));
     const client = (this.client = await connectBareClient(gw));
     return { gw, client };
   }

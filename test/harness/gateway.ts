@@ -139,7 +139,7 @@ async function waitPortFree(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
-function modelConfig(model: ScriptedModel, token: string, logFile: string): object {
+function modelConfig(model: ScriptedModel, token: string, logFile: string, tools: Record<string, unknown>): object {
   const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   const entry = (id: string, name: string, maxTokens: number) => ({
     id,
@@ -167,13 +167,20 @@ function modelConfig(model: ScriptedModel, token: string, logFile: string): obje
     },
     // No heartbeat: a scheduled main-session turn minutes into a suite would write cards of its own.
     agents: { defaults: { model: { primary: "fake/scripted-1" }, utilityModel: "fake/scripted-utility", heartbeat: { every: "0m" } } },
-    tools: { toolSearch: false },
+    tools: { toolSearch: false, ...tools },
     skills: { workshop: { autonomous: { mode: "off" } } },
   };
 }
 
 export async function startGateway(
-  opts: { model?: ScriptedModel; port?: number; token?: string; env?: Record<string, string> } = {},
+  opts: {
+    model?: ScriptedModel;
+    port?: number;
+    token?: string;
+    env?: Record<string, string>;
+    /** More `tools` config beside `toolSearch: false`, e.g. `{exec: {host: "gateway", mode: "ask"}}` for approvals. */
+    tools?: Record<string, unknown>;
+  } = {},
 ): Promise<TestGateway> {
   const { nodePath, openclawEntry } = await ensureOpenclaw();
   installExitHooks();
@@ -186,7 +193,7 @@ export async function startGateway(
   const configPath = path.join(stateDir, "openclaw.json");
   const logFile = path.join(stateDir, "gateway.log");
   const config = opts.model
-    ? modelConfig(opts.model, token, logFile)
+    ? modelConfig(opts.model, token, logFile, opts.tools ?? {})
     : { gateway: { mode: "local", auth: { mode: "token", token } }, logging: { file: logFile } };
   writeFileSync(configPath, JSON.stringify(config, null, 2) + "\n");
 

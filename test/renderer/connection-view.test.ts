@@ -141,6 +141,7 @@ describe("the Gateway editor's notice before Save (issue 8, finding 2)", () => {
     label: "Home",
     color: "#0a84ff",
     url: "wss://home.example",
+    answerApprovals: false,
     hasToken: true,
     hasPassword: true,
     hasSetupCode: false,

@@ -365,16 +365,15 @@ describe("watch: agent text is data, never terminal control", { skip: noScript }
     try {
       await w.next((l) => l.type === "connection" && l.state === "connected", 45_000);
       const keys = await hostileCards("json");
-      const steps = await w.next((l) => l.type === "card" && l.sessionKey === keys.steps && l.revision !== null);
-      assert.equal(steps.title, hostileLabel("json"));
+      // A card's first line may come before its session's label: wait for the line with the label.
+      const steps = await w.next((l) => l.type === "card" && l.sessionKey === keys.steps && l.title === hostileLabel("json"));
       assert.deepEqual(steps.steps, [
         { step: "Build", status: "completed" },
         { step: HOSTILE_STEP, status: "in_progress" },
       ]);
       assert.equal(steps.markdown, HOSTILE_NOTE);
       assert.equal(steps.derived.current, HOSTILE_STEP);
-      const note = await w.next((l) => l.type === "card" && l.sessionKey === keys.note && l.revision !== null);
-      assert.equal(note.title, hostileNoteLabel("json"));
+      const note = await w.next((l) => l.type === "card" && l.sessionKey === keys.note && l.title === hostileNoteLabel("json"));
       assert.equal(note.markdown, HOSTILE_NOTE);
       assert.doesNotMatch(utf8(Buffer.concat(chunks)), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/, "every control is escaped in the line");
     } finally {

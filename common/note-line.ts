@@ -10,6 +10,7 @@
 // a `[text][ref]` link with no definition and stray `**`/`__`/`~~` lose their markers, and a
 // single `*`/`_` inside a word (`2*3*4`) is not emphasis. Backslash escapes always stay literal.
 import { Lexer, type Token, type Tokens } from "marked";
+import { lineWithoutControls } from "./control-chars.ts";
 import { stripInvisible } from "./strip.ts";
 
 const LEX_OPTIONS = { gfm: true, breaks: false, pedantic: false } as const;
@@ -166,5 +167,6 @@ function finishLine(raw: string): string {
       .trim()
       .replace(/^\||\|$/g, "")
       .replace(/\s*\|\s*/g, " · ");
-  return unpark(s).replace(/\s+/g, " ").trim();
+  // Last, after character references are decoded: `&#27;` is an ESC too.
+  return lineWithoutControls(unpark(s)).replace(/\s+/g, " ").trim();
 }

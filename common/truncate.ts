@@ -1,7 +1,10 @@
 // One truncation rule for every short surface (tray title, menu rows, notifications,
 // `watch`), after the progress-draft rule: a character budget, prose cut at a word
 // boundary, long details such as paths and URLs shortened in the middle so the end
-// stays visible.
+// stays visible. Control characters go first (common/control-chars.ts): every short surface
+// draws through here, so none of them can print an agent's escape sequence.
+
+import { lineWithoutControls } from "./control-chars.ts";
 
 const ELLIPSIS = "…";
 
@@ -28,12 +31,13 @@ export function middleEllipsis(text: string, budget: number): string {
 }
 
 /**
- * Cuts `text` to at most `budget` characters (graphemes). White space is folded first.
+ * Cuts `text` to at most `budget` characters (graphemes). Control characters are removed
+ * and white space is folded first.
  * Prose is cut at the last word boundary that fits, followed by "…"; a detail token
  * that does not fit is shortened in its middle instead.
  */
 export function truncate(text: string, budget: number): string {
-  const folded = text.replace(/\s+/g, " ").trim();
+  const folded = lineWithoutControls(text).replace(/\s+/g, " ").trim();
   if (budget <= 0) return "";
   const g = graphemes(folded);
   if (g.length <= budget) return folded;

@@ -8,6 +8,15 @@ import type { CardEntry, ConnectionState, DeskSnapshot, NeedEntry, NeedEvent, Se
 import { controlUiLink } from "../../common/session-link.ts";
 import { timingJson, timingMarks, type TimingJson } from "../../common/timing-view.ts";
 
+/**
+ * One `--json` line: the original text, JSON-escaped. JSON.stringify leaves DEL and the 8-bit
+ * controls (U+0080–U+009F) raw (a terminal showing the line could act on them), so they are escaped too:
+ * a parser reads the same string.
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) + "\n";
+}
+
 export type CardLine = {
   type: "card";
   gateway: string;
@@ -301,7 +310,7 @@ export function needsLine(event: NeedEvent, gatewayUrl: string | null): NeedsJso
  * `\u` escapes they read back as the same value and never reach the terminal raw.
  */
 export function needsJson(line: NeedsJsonLine): string {
-  return JSON.stringify(line).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return jsonLine(line).slice(0, -1); // the same escaping as every other --json line
 }
 
 /** What is asked, in one line: `run uname -s`, the plugin's title, the first question. */

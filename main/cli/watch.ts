@@ -16,6 +16,7 @@ import {
   cardSignature,
   connectionLine,
   focusedCard,
+  jsonLine,
   needsJson,
   needsLine,
   plainCardLine,
@@ -26,6 +27,7 @@ import {
 import { shortKeyTitle } from "../../common/sessions.ts";
 import { needsRecordPath, openNeedsRecordFile } from "../core/needs-record-file.ts";
 import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
+import { lineWithoutControls } from "../../common/control-chars.ts";
 
 export type WatchOptions = {
   json: boolean;
@@ -117,11 +119,12 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   };
 
   const onConnection = (gatewayId: string, state: ConnectionState): void => {
-    if (opts.json) io.stdout.write(JSON.stringify(connectionLine(gatewayId, state)) + "\n");
+    if (opts.json) io.stdout.write(jsonLine(connectionLine(gatewayId, state)));
     else if (!tty) io.stdout.write(plainConnectionLine(gatewayId, state) + "\n");
     if (TERMINAL_STATES.has(state.state)) {
       exitCode = EXIT[state.state as keyof typeof EXIT];
-      io.stderr.write(`progress-desk: ${state.advice}\n`);
+      // The advice quotes what the Gateway said (codes, a request id): stderr is a terminal too.
+      io.stderr.write(`progress-desk: ${lineWithoutControls(state.advice)}\n`);
       finish();
     }
   };
@@ -136,7 +139,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
       if (sig !== before && !(before === undefined && change.entry.card === null)) {
         signatures.set(id, sig);
         // Written as soon as the core has the card: stdout to a pipe is synchronous here.
-        if (opts.json) io.stdout.write(JSON.stringify(cardLine(change.entry)) + "\n");
+        if (opts.json) io.stdout.write(jsonLine(cardLine(change.entry)));
         else if (!tty) io.stdout.write(plainCardLine(change.entry) + "\n");
       }
     } else if (change.type === "needs" && change.event && !tty) {
@@ -152,7 +155,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
       const sig = activitySignature(change.activity);
       if (sig !== activitySignatures.get(id)) {
         activitySignatures.set(id, sig);
-        io.stdout.write(JSON.stringify(activityLine(change.activity)) + "\n");
+        io.stdout.write(jsonLine(activityLine(change.activity)));
       }
     }
     if (tty) scheduleDraw();

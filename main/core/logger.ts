@@ -3,6 +3,7 @@
 // stderr in `watch` and `host`): it passes a sink in and hands the logger to what it builds.
 // Every record is redacted before any sink sees it, and the last lines are kept for the
 // Settings page's "Copy diagnostics".
+import { lineWithoutControls } from "../../common/control-chars.ts";
 import { createRedactor, type Redactor } from "./log-redaction.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -43,7 +44,17 @@ export type LoggerOptions = {
 /** `12:03:04.567Z warn  message key=value key2="two words"`: one line, for people and grep. */
 export function formatRecord(record: LogRecord): string {
   const time = new Date(record.time).toISOString().slice(11);
-  return `${time} ${record.level.padEnd(5)} ${record.message}${formatFields(record.fields)}`;
+  return `${time} ${record.level.padEnd(5)} ${messageAndFields(record)}`;
+}
+
+/** `progress-desk: warn: message key=value`: a record on stderr. */
+export function stderrLine(record: LogRecord): string {
+  return `progress-desk: ${record.level}: ${messageAndFields(record)}\n`;
+}
+
+/** Messages and fields quote what a Gateway sent (errors, labels): shown in a terminal, never terminal control. */
+function messageAndFields(record: LogRecord): string {
+  return lineWithoutControls(`${record.message}${formatFields(record.fields)}`);
 }
 
 export function formatFields(fields: LogFields): string {
@@ -102,7 +113,7 @@ export const silentLogger: Logger = createLogger({ sink: () => undefined, level:
  */
 export function fallbackLogger(): Logger {
   return createLogger({
-    sink: (r) => void process.stderr.write(`progress-desk: ${r.level}: ${r.message}${formatFields(r.fields)}\n`),
+    sink: (r) => void process.stderr.write(stderrLine(r)),
     level: "warn",
     keep: 0,
   });

@@ -1,5 +1,6 @@
 // The page's copy of the main-process state (P4): one snapshot, then the change stream.
-// Every placement reads it the same way; only the popover uses the expansion memory.
+// Every placement reads it the same way; only the popover uses the expansion memory. Text
+// from the Gateway is taken in without control characters (display-text.ts).
 import type {
   BoardsState,
   CardEntry,
@@ -12,6 +13,7 @@ import type {
 import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../common/contract.ts";
 import { cardKey, pinKey } from "./card-key.ts";
 import { ExpansionMemory } from "./expansion.ts";
+import { connectionForDisplay, entryForDisplay, sessionsForDisplay } from "./display-text.ts";
 
 export type GatewayView = {
   id: string;
@@ -239,13 +241,13 @@ export class DeskState {
     const activity: Record<string, SessionActivity> = {};
     for (const g of snap.gateways) {
       for (const a of g.activity ?? []) activity[pinKey(a)] = a;
-      connections[g.id] = g.connection;
-      sessions[g.id] = g.sessions;
+      connections[g.id] = connectionForDisplay(g.connection);
+      sessions[g.id] = sessionsForDisplay(g.sessions);
       if (g.boards) boards[g.id] = g.boards;
       this.expansion.connection(g.id, g.connection, g.url);
       for (const e of g.cards) {
         this.expansion.observe(e);
-        entries[cardKey(e)] = e;
+        entries[cardKey(e)] = entryForDisplay(e);
       }
     }
     this.#snapshotGateways = snap.gateways.map((g) => ({ id: g.id, label: g.label, url: g.url, color: g.color ?? null }));
@@ -273,7 +275,7 @@ export class DeskState {
         }
         const url = this.#snapshotGateways.find((g) => g.id === c.gatewayId)?.url ?? null;
         this.expansion.connection(c.gatewayId, c.connection, url);
-        this.#connections = { ...this.#connections, [c.gatewayId]: c.connection };
+        this.#connections = { ...this.#connections, [c.gatewayId]: connectionForDisplay(c.connection) };
         return;
       }
       case "card": {
@@ -286,12 +288,12 @@ export class DeskState {
           if (!(key in this.entries)) return;
           const { [key]: _gone, ...rest } = this.entries;
           this.entries = rest;
-        } else this.entries = { ...this.entries, [key]: c.entry };
+        } else this.entries = { ...this.entries, [key]: entryForDisplay(c.entry) };
         return;
       }
       case "sessions": {
         const c = change as Extract<DeskChange, { type: "sessions" }>;
-        this.sessions = { ...this.sessions, [c.gatewayId]: c.sessions };
+        this.sessions = { ...this.sessions, [c.gatewayId]: sessionsForDisplay(c.sessions) };
         return;
       }
       case "boards": {

@@ -2,8 +2,9 @@
 // progress bar. Runs in the page (DOMPurify needs a DOM); nothing here touches the network.
 //
 // Pipeline
-//   1. strip invisible and bidi control characters (C6), on the input and again on every
-//      text node and kept attribute value (character references could bring them back);
+//   1. strip invisible and bidi control characters (C6) and terminal controls (ASCII ones but tab
+//      and LF, DEL, U+0080–U+009F: common/control-chars.ts), on the input and again on every text node and
+//      kept attribute value (character references could bring them back);
 //   2. marked (GFM) — with raw HTML handled up front (R3: "all raw HTML is removed except
 //      <progress>"): an HTML block goes through a second DOMPurify instance that keeps
 //      nothing but <progress> and text; an inline tag is dropped unless it is <progress>
@@ -12,7 +13,7 @@
 //      raw <pre>/<script> spans is escaped like any other text;
 //   3. DOMPurify over the whole result, with an explicit allowlist and per-element
 //      attribute checks in a hook;
-//   4. on the sanitized tree: text nodes lose invisible characters (when there are any), links
+//   4. on the sanitized tree: text nodes lose invisible and control characters (when there are any), links
 //      with a safe href get rel, data-external and their destination, links without one are
 //      unwrapped to their text, the first <progress> is lifted out (R4), emptiness is
 //      decided (R5).
@@ -38,10 +39,14 @@ import type { Config, DOMPurify, UponSanitizeAttributeHookEvent, UponSanitizeEle
 import { Marked } from "marked";
 import type { Tokens } from "marked";
 import { noteLineOfTokens } from "../../common/note-line.ts";
+import { textWithoutControls } from "../../common/control-chars.ts";
 import { stripInvisible } from "../../common/strip.ts";
 import type { NoteProgress, RenderedNote } from "./markdown-types.ts";
 
 export type { NoteProgress, RenderedNote } from "./markdown-types.ts";
+
+/** C6 and terminal controls: what a note's text may not show (character references could bring either back). */
+const visibleText = (text: string): string => textWithoutControls(stripInvisible(text));
 
 // ---------------------------------------------------------------------------------------
 // Allowlists
@@ -258,7 +263,7 @@ function escapeText(text: string): string {
 function onElement(node: Node, data: UponSanitizeElementHookEvent): void {
   if (node.nodeType === TEXT_NODE) {
     const text = node.nodeValue ?? "";
-    const clean = stripInvisible(text);
+    const clean = visibleText(text);
     if (clean !== text) node.nodeValue = clean;
     return;
   }
@@ -268,7 +273,7 @@ function onElement(node: Node, data: UponSanitizeElementHookEvent): void {
   if (data.tagName === "img") {
     // Never loaded: the image becomes its alt text (a text node is inert). DOMPurify then
     // removes the <img> itself, as it is not allowed.
-    const alt = stripInvisible((node as Element).getAttribute("alt") ?? "");
+    const alt = visibleText((node as Element).getAttribute("alt") ?? "");
     const doc = node.ownerDocument;
     if (alt !== "" && doc) parent.insertBefore(doc.createTextNode(alt), node);
   } else if (data.tagName === "progress") {
@@ -286,7 +291,7 @@ function onAttribute(node: Element, data: UponSanitizeAttributeHookEvent): void 
     data.keepAttr = false;
     return;
   }
-  const value = stripInvisible(data.attrValue);
+  const value = visibleText(data.attrValue);
   let kept: string | null;
   switch (data.attrName) {
     case "href": {
@@ -381,12 +386,12 @@ function lineOf(text: string | null): string | null {
   return folded.length > LINE_MAX ? `${folded.slice(0, LINE_MAX)}…` : folded;
 }
 
-/** Invisible characters only reach a text node as character references; strip them (C6). */
+/** Invisible and control characters only reach a text node as character references; strip them. */
 function stripTextNodes(body: Element): void {
   const walker = body.ownerDocument.createTreeWalker(body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
     const text = node.nodeValue ?? "";
-    const clean = stripInvisible(text);
+    const clean = visibleText(text);
     if (clean !== text) node.nodeValue = clean;
   }
 }
@@ -457,7 +462,7 @@ function render(markdown: string, p: Pipeline): RenderedNote {
   const html = p.marked.parser(tokens);
   const body = p.main.sanitize(html, MAIN_CONFIG);
   let text = body.textContent ?? "";
-  if (stripInvisible(text) !== text) {
+  if (visibleText(text) !== text) {
     stripTextNodes(body);
     text = body.textContent ?? "";
   }
@@ -499,7 +504,7 @@ function remember(key: string, note: RenderedNote): RenderedNote {
  */
 export function renderNote(markdown: string | null): RenderedNote {
   if (typeof markdown !== "string") return EMPTY;
-  const text = stripInvisible(markdown).toWellFormed(); // lone surrogates → U+FFFD
+  const text = visibleText(markdown).toWellFormed(); // lone surrogates → U+FFFD
   if (!READABLE.test(text)) return EMPTY;
   const cached = cache.get(text);
   if (cached !== undefined) {

@@ -76,3 +76,28 @@ describe("watch: Gateway update required exits 5", () => {
     assert.match(r.stderr, /has no progress cards \(progressCard\.get missing\)\. Update OpenClaw/);
   });
 });
+
+describe("watch: a Gateway's words on stderr are data", () => {
+  test(
+    "FAKE Gateway whose pairing refusal quotes escape sequences: stderr shows the words, no control character",
+    { timeout: 60_000 },
+    async () => {
+      // The real Gateway makes its own request ids; a rogue one could put anything there.
+      const refuse: FakeReply = {
+        ok: false,
+        error: {
+          code: "NOT_PAIRED",
+          message: "pairing required",
+          details: { code: "PAIRING_REQUIRED", requestId: "req-1\x1b]0;pwned\x07\x1b[2J", reason: "scope\x9b2J-upgrade\x07" },
+        },
+      };
+      const fake = await startFakeGateway({ onConnect: () => refuse });
+      cleanups.push(() => fake.close());
+      const r = await watchUntilExit(fake.url);
+      assert.equal(r.status, 4, `stderr: ${r.stderr}`);
+      assert.match(r.stderr, /openclaw devices approve req-1` within 5 minutes/);
+      // eslint-disable-next-line no-control-regex -- the point of the check
+      assert.doesNotMatch(r.stderr, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/, JSON.stringify(r.stderr));
+    },
+  );
+});

@@ -263,3 +263,121 @@ describe("watch in a terminal", { skip: noScript }, () => {
     }
   });
 });
+
+// Agent text is data, never terminal control. Each class of sequence goes into a card's
+// steps, note and session label on the real Gateway; the bytes `watch` writes must carry none
+// of it, whatever stdout is, while `--json` keeps the original characters.
+const OSC_TITLE = "\x1b]0;pwned-title\x07";
+const OSC_CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x07";
+const OSC_LINK = "\x1b]8;;https://evil.example/\x1b\\";
+const OSC_LINK_END = "\x1b]8;;\x1b\\";
+const CSI_CLEAR = "\x1b[2J\x1b[H";
+const CSI_COLOUR = "\x1b[1;31m";
+const DCS = "\x1bP$qm\x1b\\";
+const C1_CSI = "\x9b2J";
+const C1_OSC = "\x9d0;c1-title\x9c";
+const BARE = "\x07\x08\r";
+const HOSTILE_STEP = `Run${OSC_LINK} tests${OSC_LINK_END}${CSI_CLEAR}${C1_CSI}${BARE}`;
+const HOSTILE_NOTE = `Waiting${OSC_CLIPBOARD} on${CSI_COLOUR} CI${DCS}${C1_OSC}${BARE}\n\nmore`;
+
+/** Valid UTF-8, decoded: a lone 8-bit control byte would fail here rather than pass as U+FFFD. */
+const utf8 = (bytes: Buffer): string => new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+
+/** What watch writes for its own block and indicator (watch.ts, osc-progress.ts): nothing else may carry ESC. */
+const OWN_SEQUENCE = /\x1b\[\d+F|\x1b\[2K|\x1b\[J|\x1b\]9;4;[0-4];\d{1,3}\x07/g;
+
+/** Session labels are unique on a Gateway: each test names its own (`tag`). */
+const hostileLabel = (tag: string): string => `Ship${OSC_TITLE} it${BARE}${tag}${C1_OSC}`;
+const hostileNoteLabel = (tag: string): string => `Note${CSI_COLOUR} card ${tag}${DCS}`;
+
+/** A session with a hostile label and a card with hostile steps, and one with only a hostile note. */
+async function hostileCards(tag: string): Promise<{ steps: string; note: string }> {
+  const steps = (await agent.request<{ key: string }>("sessions.create", { label: hostileLabel(tag) })).key;
+  const note = (await agent.request<{ key: string }>("sessions.create", { label: hostileNoteLabel(tag) })).key;
+  await agent.put(steps, {
+    markdown: HOSTILE_NOTE,
+    plan: [
+      { step: "Build", status: "completed" },
+      { step: HOSTILE_STEP, status: "in_progress" },
+    ],
+  });
+  await agent.put(note, { markdown: HOSTILE_NOTE });
+  return { steps, note };
+}
+
+describe("watch: agent text is data, never terminal control", { skip: noScript }, () => {
+  test("steps, note and label full of OSC, CSI, DCS, C1 and bare controls: the terminal gets only watch's own sequences", async () => {
+    const env = cleanEnv({ TERM_PROGRAM: "ghostty", COLUMNS: "100" });
+    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} watch --url ${gw.url} --token ${gw.token}`;
+    const child: ChildProcess = spawn("script", ["-qfec", cmd, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout!.on("data", (c: Buffer) => chunks.push(c));
+    const text = (): string => utf8(Buffer.concat(chunks)).replace(OWN_SEQUENCE, "");
+    try {
+      await until("watch to connect", () => /connected/.test(text()), 30_000);
+      const keys = await hostileCards("tty");
+      await until(
+        "both cards drawn, words intact",
+        () => /Ship it tty 1\/2/.test(text()) && /Run tests/.test(text()) && /Note card tty/.test(text()) && /Waiting on CI/.test(text()),
+        20_000,
+      );
+      const raw = utf8(Buffer.concat(chunks));
+      // Every ESC is watch's own: the block's CSIs and the OSC 9;4 indicator, with numbers only.
+      for (const m of raw.matchAll(/\x1b./g))
+        assert.match(raw.slice(m.index, m.index + 16), /^(\x1b\[(\d+F|2K|J)|\x1b\]9;4;[0-4];\d{1,3}\x07)/);
+      // 50 % of a card paused (4: no run is live for it) or working (1).
+      assert.match(raw, /\x1b\]9;4;[14];50\x07/, "the indicator shows the card's count");
+      const rest = text();
+      assert.doesNotMatch(rest, /\x1b/, "no ESC outside watch's own sequences: no OSC 0/8/52, no CSI, no DCS");
+      assert.doesNotMatch(rest, /[\x80-\x9f]/, "no C1 control");
+      assert.doesNotMatch(rest, /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/, "no C0 control but line ends, no DEL");
+      assert.doesNotMatch(rest, /\r(?!\n)/, "a CR only as the terminal's own line end");
+      assert.doesNotMatch(rest, /\]0;|\]52;|\]8;|\[2J|P\$qm/, "no sequence left behind as text");
+      assert.ok(keys.steps && keys.note);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+
+  test("plain lines to a pipe carry the words and no control character at all", async () => {
+    const child = spawn(process.execPath, [bin, "watch", "--url", gw.url, "--token", gw.token], {
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    const out = (): string => utf8(Buffer.concat(chunks));
+    try {
+      await until("watch to connect", () => /connected — Connected to/.test(out()));
+      await hostileCards("plain");
+      await until("both cards' lines", () => /Ship it plain 1\/2 \w+ — Run tests\n/.test(out()) && /Note card plain note\n/.test(out()));
+      assert.doesNotMatch(out(), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/, "only LF ends lines: no ESC, BEL, BS, CR, no C1");
+      assert.doesNotMatch(out(), /\]0;|\]52;|\]8;|\[2J|P\$qm/, "no sequence left behind as text");
+    } finally {
+      child.kill("SIGINT");
+    }
+  });
+
+  test("--json keeps the original characters, escaped, and no raw control byte", async () => {
+    const w = watchJson(["--url", gw.url, "--token", gw.token], cleanEnv());
+    const chunks: Buffer[] = [];
+    w.child.stdout!.on("data", (c: Buffer | string) => chunks.push(Buffer.from(c)));
+    try {
+      await w.next((l) => l.type === "connection" && l.state === "connected", 45_000);
+      const keys = await hostileCards("json");
+      // A card's first line may come before its session's label: wait for the line with the label.
+      const steps = await w.next((l) => l.type === "card" && l.sessionKey === keys.steps && l.title === hostileLabel("json"));
+      assert.deepEqual(steps.steps, [
+        { step: "Build", status: "completed" },
+        { step: HOSTILE_STEP, status: "in_progress" },
+      ]);
+      assert.equal(steps.markdown, HOSTILE_NOTE);
+      assert.equal(steps.derived.current, HOSTILE_STEP);
+      const note = await w.next((l) => l.type === "card" && l.sessionKey === keys.note && l.title === hostileNoteLabel("json"));
+      assert.equal(note.markdown, HOSTILE_NOTE);
+      assert.doesNotMatch(utf8(Buffer.concat(chunks)), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/, "every control is escaped in the line");
+    } finally {
+      await w.stop();
+    }
+  });
+});

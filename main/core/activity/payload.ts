@@ -1,6 +1,7 @@
 // Reading an `agent` event's payload: typed field access that never trusts the wire, and the
 // one-line detail of a call (from the Gateway's `meta` summary or a few known argument
-// fields), invisible characters removed, capped, and redacted. Tool output is never read.
+// fields), invisible and control characters removed, capped, and redacted. Tool output is never read.
+import { lineWithoutControls } from "../../../common/control-chars.ts";
 import { stripInvisible } from "../../../common/strip.ts";
 import { kindOf } from "./tool-labels.ts";
 import { redactSecrets } from "./redact-secrets.ts";
@@ -13,11 +14,7 @@ export const str = (v: unknown): string | null => (typeof v === "string" && v !=
 export function cleanDetail(raw: unknown, lead?: RegExp): string | null {
   const s = str(raw);
   if (s === null) return null;
-  let t = stripInvisible(s)
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  let t = lineWithoutControls(stripInvisible(s)).replace(/\s+/g, " ").trim();
   if (lead) t = t.replace(lead, "");
   // A summary that is only long enough to hold anything is already past a label's budget:
   // cap it before redaction so a pathological argument costs little.

@@ -7,6 +7,7 @@ import { stepDuration } from "../../../common/card-timing.ts";
 import type { Milestone } from "../../../common/contract.ts";
 import { humanDuration } from "../../../common/duration.ts";
 import { noteLine } from "../../../common/note-line.ts";
+import { lineWithoutControls } from "../../../common/control-chars.ts";
 import { stripInvisible } from "../../../common/strip.ts";
 import { truncate } from "../../../common/truncate.ts";
 import type { CardDerived, CardEntry, ProgressCard } from "../../../common/model.ts";
@@ -135,7 +136,7 @@ function plural(n: number, word: string): string {
   return n === 1 ? word : `${word}s`;
 }
 
-/** Invisible characters removed, white space folded: one line. */
+/** Invisible and control characters removed, white space folded: one line. */
 export function oneLine(text: string): string {
-  return stripInvisible(text).replace(/\s+/g, " ").trim();
+  return lineWithoutControls(stripInvisible(text)).replace(/\s+/g, " ").trim();
 }

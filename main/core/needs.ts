@@ -220,7 +220,7 @@ export class NeedsBook {
   }
 }
 
-function recordOfOutcome(known: { resolvedBy: string | null }, outcome: NeedOutcome, resolvedBy: string | null) {
+function recordOfOutcome(known: { resolvedBy: string | null; kind: NeedKind }, outcome: NeedOutcome, resolvedBy: string | null) {
   const by = resolvedBy ?? known.resolvedBy;
-  return { outcome, resolvedBy: by, text: outcomeText(outcome, by) };
+  return { outcome, resolvedBy: by, text: outcomeText(outcome, by, known.kind) };
 }

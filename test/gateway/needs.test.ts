@@ -1,9 +1,11 @@
 // Needs you on a real Gateway with the scripted model (Y1–Y8): an exec approval in the core
 // and in `watch --json`, answering off (lifecycle only, no approval surface declared), an
-// approval resolved by a second client, a desk restarted while one is pending, a question.
+// approval resolved by a second client, a desk restarted while one is pending, an ask_user
+// question answered or cancelled.
 //
 // The Gateway shows an approval only to clients of the device that started the run (and to
 // admins): the test's user client therefore acts as the desk's own device (docs/gateway.md §10.3).
+// Questions reach every client with the questions scope, so their desks have devices of their own.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -15,14 +17,15 @@ import { CredentialVault, fileStorage, memoryStorage } from "../../main/core/vau
 import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
 import type { TestGateway } from "../harness/gateway.ts";
 import { GatewayRig } from "../harness/gateway-rig.ts";
-import { startScriptedModel } from "../harness/scripted-model.ts";
+import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { spawnWatchJson } from "../harness/watch-cli.ts";
 import type { DeskChange, NeedEntry, NeedEvent } from "../../common/model.ts";
 
 const GW = "needs-gateway";
 const ALL_SCOPES = ["operator.read", "operator.write", "operator.approvals", "operator.questions"];
-const rig = new GatewayRig(() => startScriptedModel(), { exec: { host: "gateway", mode: "ask" } });
+let model: ScriptedModel;
+const rig = new GatewayRig(async () => (model = await startScriptedModel()), { exec: { host: "gateway", mode: "ask" } });
 let gw: TestGateway;
 let vault: CredentialVault;
 let user: BareClient; // the desk's own device: starts runs and answers as "a second client"
@@ -82,6 +85,71 @@ async function startExecTurn(command = "uname -s"): Promise<{ key: string; runId
     message: `Run it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command } }, { text: "ran it" }])}`,
   });
   return { key, runId };
+}
+
+/** `watch --json` on the test Gateway from `home` (the user's device); `seen` waits for a printed line. */
+function startWatch(args: string[]) {
+  let out = "";
+  const lines = () =>
+    out
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, any>);
+  const child: ChildProcess = spawnWatchJson(gw, home, (chunk) => void (out += chunk), args);
+  const seen = (pred: (l: Record<string, any>) => boolean, what: string) =>
+    new Promise<Record<string, any>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`watch printed no ${what} within 60 s:\n${out}`)), 60_000);
+      const check = () => {
+        const hit = lines().find(pred);
+        if (!hit) return;
+        clearTimeout(timer);
+        child.stdout?.off("data", check);
+        resolve(hit);
+      };
+      child.stdout?.on("data", check);
+      check();
+    });
+  return { seen, stop: () => void child.kill("SIGTERM") };
+}
+
+/**
+ * Starts a main-session turn whose one tool call asks the person a question (ask_user's own
+ * argument shape: `id`, not `questionId`; 2–4 options), then ends with `finalText`.
+ */
+async function startQuestionTurn(finalText: string): Promise<string> {
+  const runId = `run-q-${Math.random().toString(16).slice(2)}`;
+  const ask = {
+    questions: [
+      { id: "colour", header: "Pick", question: "Which colour?", options: [{ label: "Red" }, { label: "Blue", description: "calm" }] },
+    ],
+  };
+  await user.request("chat.send", {
+    sessionKey: "agent:main:main",
+    idempotencyKey: runId,
+    message: `Ask me.\nSCRIPT:${JSON.stringify([{ tool: "ask_user", args: ask }, { text: finalText }])}`,
+  });
+  return runId;
+}
+
+/**
+ * After a failed question test: the main session runs one turn at a time, so a question left
+ * pending would hold up the next test's turn.
+ */
+async function cancelPendingQuestion(runId: string): Promise<void> {
+  const asked = user.events.find((e) => e.event === "question.requested" && p(e).runId === runId);
+  if (!asked) return;
+  // Already answered or cancelled by the test: the Gateway refuses, and nothing is held up.
+  await user.request("question.resolve", { id: p(asked).id, cancel: true }).catch(() => {});
+}
+
+/** The ask_user tool result the model was given in the call it answered with `finalText`. */
+function askUserResultBefore(finalText: string): string {
+  const call = model.requests().find((r) => r.kind === "agent" && r.reply?.text === finalText);
+  assert.ok(call, `the model was never asked for "${finalText}"`);
+  const messages: any[] = call.body.messages;
+  const result = messages.findLast((m) => m?.role === "tool");
+  assert.ok(result, "no tool result in that call");
+  return typeof result.content === "string" ? result.content : JSON.stringify(result.content);
 }
 
 const runEnded = (runId: string) =>
@@ -181,73 +249,102 @@ describe("needs you on a real Gateway", () => {
   });
 
   test("watch --json --answer-approvals prints the approval with its command, then its outcome", { timeout: 180_000 }, async () => {
-    let out = "";
-    const lines = () =>
-      out
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l) as Record<string, any>);
-    let child: ChildProcess | null = null;
-    const seen = (pred: (l: Record<string, any>) => boolean, what: string) =>
-      new Promise<Record<string, any>>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`watch printed no ${what} within 60 s:\n${out}`)), 60_000);
-        const check = () => {
-          const hit = lines().find(pred);
-          if (!hit) return;
-          clearTimeout(timer);
-          child?.stdout?.off("data", check);
-          resolve(hit);
-        };
-        child?.stdout?.on("data", check);
-        check();
-      });
-    child = spawnWatchJson(gw, home, (chunk) => void (out += chunk), ["--answer-approvals"]);
+    const watch = startWatch(["--answer-approvals"]);
     try {
-      await seen((l) => l.type === "connection" && l.state === "connected", "connection");
+      await watch.seen((l) => l.type === "connection" && l.state === "connected", "connection");
       const { runId } = await startExecTurn("uname -r");
-      const arrived = await seen((l) => l.type === "needs" && l.event === "arrived" && l.runId === runId, "needs arrived");
+      const arrived = await watch.seen((l) => l.type === "needs" && l.event === "arrived" && l.runId === runId, "needs arrived");
       assert.equal(arrived.command, "uname -r");
       assert.equal(arrived.link, `${gw.url.replace(/^ws/, "http")}/approve/${arrived.id}`);
       await user.request("approval.resolve", { id: arrived.id, kind: "exec", decision: "allow-once" });
-      const resolved = await seen((l) => l.type === "needs" && l.event === "resolved" && l.id === arrived.id, "needs resolved");
+      const resolved = await watch.seen((l) => l.type === "needs" && l.event === "resolved" && l.id === arrived.id, "needs resolved");
       assert.equal(resolved.outcome.outcome, "allowed-once");
       await runEnded(runId);
     } finally {
-      child.kill("SIGTERM");
+      watch.stop();
     }
   });
 
   test(
-    "an ask_user question in the main session appears with its questions and options",
-    {
-      timeout: 180_000,
-      skip: "no question.requested reached a client of the run's device in this set-up yet (the run ended without one); the question path is covered by the unit tests until the ask_user script is worked out",
-    },
+    "an ask_user question in the main session reaches a desk on another device and watch --json, with its questions and options; a client's answer removes it as answered and the agent gets the answer",
+    { timeout: 180_000 },
     async () => {
-      const desk = startDesk({ answer: true, vault });
+      // Its own device: unlike approvals, questions are not bound to the device that started the run.
+      const desk = startDesk({ answer: true, vault: await CredentialVault.open(memoryStorage()) });
+      const watch = startWatch(["--answer-approvals"]);
+      let runId = "";
       try {
-        const runId = `run-q-${Math.random().toString(16).slice(2)}`;
-        const ask = {
-          questions: [{ questionId: "colour", header: "Pick", question: "Which colour?", options: [{ label: "Red" }, { label: "Blue" }] }],
-        };
-        await user.request("chat.send", {
-          sessionKey: "agent:main:main",
-          idempotencyKey: runId,
-          message: `Ask me.\nSCRIPT:${JSON.stringify([{ tool: "ask_user", args: ask }, { text: "thanks" }])}`,
-        });
-        const arrived = await desk.waitFor((e) => e.kind === "arrived" && e.entry.kind === "question", "question");
-        assert.equal(arrived.entry.questions[0]?.question, "Which colour?");
-        assert.deepEqual(
-          arrived.entry.questions[0]?.options.map((o) => o.label),
-          ["Red", "Blue"],
+        await watch.seen((l) => l.type === "connection" && l.state === "connected", "connection");
+        runId = await startQuestionTurn("colour chosen");
+        const arrived = await desk.waitFor(
+          (e) => e.kind === "arrived" && e.entry.kind === "question" && e.entry.runId === runId,
+          "question",
         );
-        assert.equal(arrived.entry.linkPath, `/ask/${arrived.entry.id}`);
-        await user.request("question.resolve", { id: arrived.entry.id, answers: { answers: { colour: ["Red"] } } });
-        const done = await desk.waitFor((e) => e.kind === "resolved" && e.entry.id === arrived.entry.id, "question resolved");
+        const entry = arrived.entry;
+        assert.equal(entry.sessionKey, "agent:main:main");
+        assert.deepEqual(
+          entry.questions.map((q) => [q.questionId, q.header, q.question, q.options.map((o) => o.label), q.isOther]),
+          [["colour", "Pick", "Which colour?", ["Red", "Blue"], true]],
+        );
+        assert.equal(entry.questions[0]?.options[1]?.description, "calm");
+        assert.equal(entry.linkPath, `/ask/${entry.id}`);
+        assert.ok(entry.expiresAt !== null && entry.expiresAt > entry.arrivedAt);
+
+        const line = await watch.seen((l) => l.type === "needs" && l.event === "arrived" && l.id === entry.id, "question arrived");
+        assert.equal(line.kind, "question");
+        assert.deepEqual(
+          line.questions.map((q: { options: string[] }) => q.options),
+          [["Red", "Blue"]],
+        );
+        assert.equal(line.link, `${gw.url.replace(/^ws/, "http")}/ask/${entry.id}`);
+
+        const result = await user.request<{ status?: string }>("question.resolve", {
+          id: entry.id,
+          answers: { answers: { colour: ["Red"] } },
+        });
+        assert.equal(result.status, "answered");
+        const done = await desk.waitFor((e) => e.kind === "resolved" && e.entry.id === entry.id, "question resolved");
         assert.equal(done.kind === "resolved" && done.record.outcome, "answered");
+        assert.equal(done.kind === "resolved" && done.record.summary, "Which colour?");
+        assert.equal(desk.desk.needsState(GW).entries.length, 0);
+        const resolvedLine = await watch.seen(
+          (l) => l.type === "needs" && l.event === "resolved" && l.id === entry.id,
+          "question resolved",
+        );
+        assert.equal(resolvedLine.outcome.outcome, "answered");
         await runEnded(runId);
+        // The agent carried on with the person's answer as the ask_user tool result.
+        const toolResult = askUserResultBefore("colour chosen");
+        assert.match(toolResult, /"status": "answered"/);
+        assert.match(toolResult, /"colour": \[\s*"Red"\s*\]/);
       } finally {
         desk.stop();
+        watch.stop();
+        await cancelPendingQuestion(runId);
+      }
+    },
+  );
+
+  test(
+    "a question pending before the desk starts is read from the Gateway's list; cancelled, it leaves as cancelled and the agent gets no answer",
+    { timeout: 180_000 },
+    async () => {
+      const runId = await startQuestionTurn("no colour");
+      const pending = await user.waitForEvent((e) => e.event === "question.requested" && p(e).runId === runId, 60_000);
+      const desk = startDesk({ answer: true, vault: await CredentialVault.open(memoryStorage()) });
+      try {
+        const listed = await desk.waitFor((e) => e.kind === "arrived" && e.entry.id === p(pending).id, "listed question");
+        assert.equal(listed.entry.questions[0]?.question, "Which colour?");
+        const result = await user.request<{ status?: string }>("question.resolve", { id: listed.entry.id, cancel: true });
+        assert.equal(result.status, "cancelled");
+        const done = await desk.waitFor((e) => e.kind === "resolved" && e.entry.id === listed.entry.id, "question cancelled");
+        assert.equal(done.kind === "resolved" && done.record.outcome, "cancelled");
+        assert.equal(done.kind === "resolved" && done.record.text, "cancelled");
+        await runEnded(runId);
+        assert.match(askUserResultBefore("no colour"), /"status": "no_answer"/);
+      } finally {
+        desk.stop();
+        await cancelPendingQuestion(runId);
       }
     },
   );

@@ -48,6 +48,22 @@ function execRequested(id = ID, over: Record<string, unknown> = {}) {
   };
 }
 
+/** A `question.requested` payload as 2026.9.6 sends it for a scripted ask_user call. */
+function questionRequested(id: string) {
+  return {
+    id,
+    questions: [
+      { questionId: "colour", header: "Pick", question: "Which colour?", options: [{ label: "Red" }, { label: "Blue" }], isOther: true },
+    ],
+    agentId: "main",
+    sessionKey: "agent:main:main",
+    runId: "runQ",
+    createdAtMs: T0,
+    expiresAtMs: T0 + 15 * 60_000,
+    status: "pending",
+  };
+}
+
 const lifecycle = (phase: string, data: Record<string, unknown> = {}) => ({
   runId: "runB",
   sessionKey: KEY,
@@ -195,6 +211,30 @@ describe("the needs-you book", () => {
     book.handleEvent(GW, "question.resolved", { id: "ask_1", status: "answered", answers: { answers: { colour: ["Red"] } } });
     assert.equal(book.state(GW).entries.length, 0);
     assert.equal(book.record.list()[0]?.outcome, "answered");
+  });
+
+  test("an unanswered question expires as not answered, never as denied (by the Gateway's word, by the clock, and read back from the file)", () => {
+    const byGateway = setup();
+    byGateway.book.handleEvent(GW, "question.requested", questionRequested("ask_1"));
+    byGateway.book.handleEvent(GW, "question.resolved", { id: "ask_1", status: "expired" });
+    assert.equal(byGateway.book.record.find(GW, "ask_1")?.outcome, "expired");
+    assert.equal(byGateway.book.record.find(GW, "ask_1")?.text, "expired, not answered");
+
+    const byClock = setup();
+    byClock.book.handleEvent(GW, "question.requested", questionRequested("ask_2"));
+    byClock.advance(15 * 60_000);
+    byClock.book.expire();
+    assert.equal(byClock.book.record.find(GW, "ask_2")?.text, "expired, not answered");
+
+    const dir = mkdtempSync(path.join(os.tmpdir(), "needs-record-"));
+    try {
+      const saved = openNeedsRecordFile(path.join(dir, "needs-record.json"));
+      saved.record.add(byClock.book.record.find(GW, "ask_2")!);
+      saved.flush();
+      assert.equal(loadNeedsRecordFile(path.join(dir, "needs-record.json")).records[0]?.text, "expired, not answered");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("malformed payloads make no entry", () => {

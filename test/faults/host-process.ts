@@ -29,16 +29,54 @@ export type HostProcess = {
   alive(): boolean;
   /** Resident memory of the host process in KiB (Linux /proc). */
   rssKiB(): number;
+  /**
+   * The host's process.memoryUsage(), after a full collection when `gc` is set. Only for a host
+   * started with `{ memoryProbe: true }` (test flags on the child's node, not the CLI's).
+   */
+  memory(opts: { gc: boolean }): Promise<NodeJS.MemoryUsage>;
   stop(): Promise<void>;
 };
 
-export async function startHostProcess(gw: { url: string; token: string }): Promise<HostProcess> {
+/** What the test asks host-memory-probe.ts over the child's IPC channel, and its answer. */
+export type MemoryProbeAsk = { probe: "memory"; id: number; gc: boolean };
+export type MemoryProbeReply = { probe: "memory"; id: number; usage: NodeJS.MemoryUsage };
+
+const memoryProbe = join(import.meta.dirname, "host-memory-probe.ts");
+
+export type HostProcessOptions = {
+  /** Run the child's node with --expose-gc and the test's memory probe preloaded, over an IPC channel. */
+  memoryProbe?: boolean;
+};
+
+export async function startHostProcess(gw: { url: string; token: string }, opts: HostProcessOptions = {}): Promise<HostProcess> {
   if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run \`npm run build\` first`);
   const home = mkdtempSync(join(tmpdir(), "pd-host-proc-"));
-  const child = spawn(process.execPath, [builtCli, "host", "--port", "0", "--url", gw.url, "--token", gw.token], {
+  const nodeFlags = opts.memoryProbe ? ["--expose-gc", "--import", memoryProbe] : [];
+  const child = spawn(process.execPath, [...nodeFlags, builtCli, "host", "--port", "0", "--url", gw.url, "--token", gw.token], {
     env: { PATH: process.env.PATH, HOME: home, PROGRESS_DESK_HOME: home },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: opts.memoryProbe ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
+  let probeAsks = 0;
+  const memory = (ask: { gc: boolean }): Promise<NodeJS.MemoryUsage> => {
+    if (!opts.memoryProbe) return Promise.reject(new Error("the host was started without the memory probe"));
+    const id = (probeAsks += 1);
+    return new Promise((resolve, reject) => {
+      const onReply = (m: MemoryProbeReply): void => {
+        if (m?.probe !== "memory" || m.id !== id) return;
+        child.off("message", onReply);
+        child.off("exit", onExit);
+        resolve(m.usage);
+      };
+      const onExit = (): void => {
+        child.off("message", onReply);
+        reject(new Error("the host exited before reporting its memory"));
+      };
+      child.on("message", onReply);
+      child.once("exit", onExit);
+      const message: MemoryProbeAsk = { probe: "memory", id, gc: ask.gc };
+      child.send(message);
+    });
+  };
   let out = "";
   let err = "";
   child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
@@ -78,6 +116,7 @@ export async function startHostProcess(gw: { url: string; token: string }): Prom
       stderr: () => err,
       alive: () => !exited(),
       rssKiB: () => Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? NaN),
+      memory,
       stop,
     };
   } catch (e) {

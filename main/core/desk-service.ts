@@ -8,7 +8,7 @@ import { DeskError, ERROR_CODES, isDeskError } from "../../common/errors.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import { diagnosticsText } from "./diagnostics.ts";
 import type { NeedRef } from "../../common/model.ts";
-import { cardSessionLink, controlUiLink } from "../../common/session-link.ts";
+import { cardSessionLink, needPageLink } from "../../common/session-link.ts";
 import { discoveredGateway, type Discovered } from "./discovery.ts";
 import { silentLogger, type Logger } from "./logger.ts";
 import type { SettingsStore } from "./settings.ts";
@@ -107,7 +107,7 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
   // The link comes from the entry the core holds, never from the page: only a pending
   // entry's own page on its own Gateway can be opened this way.
   const openNeed = async (need: NeedRef): Promise<boolean> => {
-    const link = needLink(desk, need);
+    const link = needPageLink(desk.snapshot().gateways, need);
     return link !== null && isSafeExternalUrl(link) ? await opts.openExternal(link) : false;
   };
 
@@ -163,11 +163,4 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
       };
     },
   };
-}
-
-/** The Control UI page of a pending needs-you entry on its Gateway, or null (unknown Gateway, entry gone, no page). */
-export function needLink(desk: Pick<ProgressDesk, "snapshot">, need: NeedRef): string | null {
-  const gateway = desk.snapshot().gateways.find((g) => g.id === need.gatewayId);
-  const entry = gateway?.needs.entries.find((e) => e.id === need.id);
-  return gateway && entry?.linkPath ? controlUiLink(gateway.url, entry.linkPath) : null;
 }

@@ -1,10 +1,10 @@
 // How a needs-you entry reads (common/needs-view.ts) and where its Control UI link goes
-// (main/core/desk-service.ts needLink): pure, with entries written by hand.
+// (common/session-link.ts needPageLink, used by the openNeed verb in main and in the browser host): pure, with entries written by hand.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
+import type { GatewaySnapshot } from "../../common/model.ts";
 import { expiresText, hasHiddenCharacters, needSummary, needYouText, visibleText } from "../../common/needs-view.ts";
-import { needLink } from "../../main/core/desk-service.ts";
+import { needPageLink } from "../../common/session-link.ts";
 import { connected, need, T0 } from "../renderer/fixtures.ts";
 
 describe("visibleText: what a command hides is shown", () => {
@@ -40,7 +40,7 @@ describe("summaries and expiry", () => {
   });
 });
 
-describe("needLink: a pending entry's page on its own Gateway", () => {
+describe("needPageLink: a pending entry's page on its own Gateway", () => {
   const gw = (url: string, entries = [need({ id: "appr-1" })]): GatewaySnapshot => ({
     id: "home",
     label: "Home",
@@ -53,21 +53,21 @@ describe("needLink: a pending entry's page on its own Gateway", () => {
     activity: [],
     needs: { answering: "off", advice: null, entries },
   });
-  const desk = (g: GatewaySnapshot) => ({ snapshot: (): DeskSnapshot => ({ gateways: [g] }) });
+  const needLink = (g: GatewaySnapshot, ref: { gatewayId: string; id: string }) => needPageLink([g], ref);
 
   test("the Control UI's /approve/<id> on the Gateway's host, never its credentials", () => {
     assert.equal(
-      needLink(desk(gw("ws://user:secret@127.0.0.1:18789/?token=abc")), { gatewayId: "home", id: "appr-1" }),
+      needLink(gw("ws://user:secret@127.0.0.1:18789/?token=abc"), { gatewayId: "home", id: "appr-1" }),
       "http://127.0.0.1:18789/approve/appr-1",
     );
-    assert.equal(needLink(desk(gw("wss://gw.example")), { gatewayId: "home", id: "appr-1" }), "https://gw.example/approve/appr-1");
+    assert.equal(needLink(gw("wss://gw.example"), { gatewayId: "home", id: "appr-1" }), "https://gw.example/approve/appr-1");
   });
 
   test("null for an entry the core does not hold, another Gateway, or an entry without a page", () => {
-    assert.equal(needLink(desk(gw("ws://127.0.0.1:1")), { gatewayId: "home", id: "appr-2" }), null);
-    assert.equal(needLink(desk(gw("ws://127.0.0.1:1")), { gatewayId: "work", id: "appr-1" }), null);
+    assert.equal(needLink(gw("ws://127.0.0.1:1"), { gatewayId: "home", id: "appr-2" }), null);
+    assert.equal(needLink(gw("ws://127.0.0.1:1"), { gatewayId: "work", id: "appr-1" }), null);
     assert.equal(
-      needLink(desk(gw("ws://127.0.0.1:1", [need({ id: "appr-1", linkPath: null })])), { gatewayId: "home", id: "appr-1" }),
+      needLink(gw("ws://127.0.0.1:1", [need({ id: "appr-1", linkPath: null })]), { gatewayId: "home", id: "appr-1" }),
       null,
     );
   });

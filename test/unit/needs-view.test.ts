@@ -66,9 +66,6 @@ describe("needPageLink: a pending entry's page on its own Gateway", () => {
   test("null for an entry the core does not hold, another Gateway, or an entry without a page", () => {
     assert.equal(needLink(gw("ws://127.0.0.1:1"), { gatewayId: "home", id: "appr-2" }), null);
     assert.equal(needLink(gw("ws://127.0.0.1:1"), { gatewayId: "work", id: "appr-1" }), null);
-    assert.equal(
-      needLink(gw("ws://127.0.0.1:1", [need({ id: "appr-1", linkPath: null })]), { gatewayId: "home", id: "appr-1" }),
-      null,
-    );
+    assert.equal(needLink(gw("ws://127.0.0.1:1", [need({ id: "appr-1", linkPath: null })]), { gatewayId: "home", id: "appr-1" }), null);
   });
 });

@@ -1,4 +1,4 @@
-// Issue 19, the popover's "Needs you" section on a FAKE desk (test/browser/fake-desk.ts): the
+// Issue 19, the "Needs you" section of the popover (and the dashboard) on a FAKE desk (test/browser/fake-desk.ts): the
 // built page in real Chromium, light and dark, checked by axe-core; a 4 KB command shown whole
 // and wrapped; a command full of terminal controls, bidi overrides and HTML shown as inert text;
 // the keyboard (first entry focused, Enter opens its Control UI page, Escape closes the
@@ -126,7 +126,7 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`${server.origin}/popover.html${opts.hash ?? ""}`);
+    await page.goto(`${server.origin}/${opts.page ?? "popover"}.html${opts.hash ?? ""}`);
     await page.locator("section.needs").waitFor(WAIT);
     return { page, errors };
   }
@@ -163,6 +163,18 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
       assert.equal((await page.locator(".card .waiting").textContent())?.trim(), "Waiting for your approval");
       const violations = await axeViolations(page);
       assert.equal(violations.length, 0, formatViolations(`popover · ${scheme} · needs you`, violations));
+      assert.deepEqual(errors, []);
+    });
+  }
+
+  for (const scheme of ["light", "dark"] as const) {
+    test(`dashboard, ${scheme}: the same section above the widgets; axe clean`, async () => {
+      const { page, errors } = await open([exec("appr-1", HOSTILE), question], { scheme, page: "dashboard" });
+      assert.equal(await needItem(page, "appr-1").locator("pre.command").textContent(), visibleText(HOSTILE));
+      assert.equal(await page.locator("li.need").count(), 2);
+      const violations = await axeViolations(page);
+      assert.equal(violations.length, 0, formatViolations(`dashboard · ${scheme} · needs you`, violations));
+      assert.deepEqual(await page.evaluate(() => (globalThis as any).__xssCalls), []);
       assert.deepEqual(errors, []);
     });
   }

@@ -109,9 +109,9 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
     await server?.close();
   });
 
-  async function open(entries: NeedEntry[], opts: { scheme?: "light" | "dark"; hash?: string } = {}) {
+  async function open(entries: NeedEntry[], opts: { scheme?: "light" | "dark"; hash?: string; page?: "popover" | "dashboard" } = {}) {
     const context = await browser.newContext({
-      viewport: { width: 400, height: 900 },
+      viewport: { width: opts.page === "dashboard" ? 960 : 400, height: 900 },
       colorScheme: opts.scheme ?? "light",
       reducedMotion: "reduce",
     });

@@ -31,6 +31,12 @@ export const CardRefSchema = Type.Object(
 );
 export type CardRef = Static<typeof CardRefSchema>;
 
+/** A needs-you entry: its Gateway and its approval or question id (common/model.ts NeedRef). */
+export const NeedRefSchema = Type.Object(
+  { gatewayId: Type.String({ maxLength: 200 }), id: Type.String({ maxLength: 512 }) },
+  { refusal: "need must be {gatewayId, id}" },
+);
+
 export const PageSchema = Type.Union([Type.Literal("popover"), Type.Literal("dashboard"), Type.Literal("settings")]);
 export type Page = Static<typeof PageSchema>;
 
@@ -112,6 +118,14 @@ export const DESK_VERBS = {
    * secret is ever in that link); false where no route can be built.
    */
   openSession: verb({ args: [CardRefSchema], result: Type.Boolean(), usage: "openSession(card)" }),
+  /**
+   * Opens a needs-you entry's Control UI page (`/approve/<id>`, `/ask/<id>`) on its Gateway,
+   * built in main from the entry the core holds (no secret in the link); false when the entry
+   * is gone or has no page.
+   */
+  openNeed: verb({ args: [NeedRefSchema], result: Type.Boolean(), usage: "openNeed({gatewayId, id})" }),
+  /** Hides the popover (Escape in it): closing is never an answer to anything. Nothing where there is no popover window. */
+  closePopover: verb({ args: [], result: Type.Void(), usage: "closePopover()" }),
 } satisfies { [M in DeskMethod]: AnyVerb };
 
 type Verbs = typeof DESK_VERBS;

@@ -133,8 +133,8 @@ export type GatewaySnapshot = {
   boards: BoardsState;
   /** What agents are doing right now, per session with recent activity. */
   activity: SessionActivity[];
-  /** Approvals and questions agents wait on, and whether this desk answers them (the core always sets it). */
-  needs?: NeedsState;
+  /** Approvals and questions agents wait on, and whether this desk answers them. */
+  needs: NeedsState;
 };
 
 export type DeskSnapshot = {
@@ -357,6 +357,9 @@ export type NeedsState = {
   /** Pending entries, oldest first. */
   entries: NeedEntry[];
 };
+
+/** Which needs-you entry: its Gateway and its id (the approval or question id). */
+export type NeedRef = { gatewayId: string; id: string };
 
 /** One entry's change, in order: `resolved` carries the record it left. */
 export type NeedEvent = { kind: "arrived" | "updated"; entry: NeedEntry } | { kind: "resolved"; entry: NeedEntry; record: NeedRecord };

@@ -51,3 +51,17 @@ export function controlUiLink(gatewayUrl: string, path: string): string | null {
   if (!scheme || !url.host || !/^\/[A-Za-z0-9._~%/-]*$/.test(path)) return null;
   return `${scheme}//${url.host}${path}`;
 }
+
+/**
+ * The Control UI page of a pending needs-you entry on its own Gateway, from the entry the
+ * snapshot holds (never from what a page says the path is); null for an unknown Gateway, an
+ * entry gone, or one without a page.
+ */
+export function needPageLink(
+  gateways: readonly { id: string; url: string; needs: { entries: readonly { id: string; linkPath: string | null }[] } }[],
+  need: { gatewayId: string; id: string },
+): string | null {
+  const gateway = gateways.find((g) => g.id === need.gatewayId);
+  const entry = gateway?.needs.entries.find((e) => e.id === need.id);
+  return gateway && entry?.linkPath ? controlUiLink(gateway.url, entry.linkPath) : null;
+}

@@ -17,6 +17,8 @@ export const DESK_METHODS = Object.freeze([
   "openPage",
   "copyDiagnostics",
   "openSession",
+  "openNeed",
+  "closePopover",
 ] as const);
 export type DeskMethod = (typeof DESK_METHODS)[number];
 

@@ -1,7 +1,8 @@
 // `npm run screenshots`: the real pages, fed by a real local Gateway, captured in Chromium
 // into docs/screenshots/ for the README. Needs a build (`npm run build`) and Chromium.
 // The Gateway runs real agent turns against the scripted model (test/harness/scripted-model.ts),
-// so the last image shows a live run's activity strip under its card.
+// so the last image shows a live run's activity strip under its card. A second Gateway, with exec
+// approvals on, gives the popover with a command waiting for approval (popover-needs.png).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { connectBareClient } from "../test/harness/bare-client.ts";
@@ -135,6 +136,7 @@ try {
   await timeline.screenshot({ path: join(out, "dashboard-timeline.png"), fullPage: true });
   await timeline.close();
   await timed;
+  await needsYouScreenshot();
   console.log(`screenshots written to ${out}`);
 } finally {
   await browser.close();
@@ -143,4 +145,50 @@ try {
   await agent.close();
   await gw.dispose();
   await model.stop();
+}
+
+/**
+ * Issue 19: an agent stopped for an exec approval, in the popover. A Gateway of its own with
+ * exec approvals on (the first one's agent runs commands without asking), a desk that answers
+ * approvals, and the run started from the desk's own device (docs/gateway.md §10.3).
+ */
+async function needsYouScreenshot(): Promise<void> {
+  const askModel = await startScriptedModel();
+  const askGw = await startGateway({ model: askModel, tools: { exec: { host: "gateway", mode: "ask" } } });
+  const askHost = await startTestHost(askGw, { answerApprovals: true });
+  const owner = await connectBareClient(askGw, {
+    scopes: ["operator.read", "operator.write", "operator.approvals", "operator.questions"],
+    identity: askHost.vault.deviceIdentity(),
+  });
+  try {
+    const key = ((await owner.request("sessions.create", { label: "Clean the build cache" })) as { key: string }).key;
+    await owner.put(key, {
+      markdown: "Freeing disk space on the build host before the nightly run.",
+      plan: [
+        { step: "Measure cache size", status: "completed" },
+        { step: "Remove stale artefacts", status: "in_progress" },
+        { step: "Verify the nightly build", status: "pending" },
+      ],
+    });
+    const warm = ((await owner.request("sessions.create", { label: "Warm-up" })) as { key: string }).key;
+    await owner.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
+    await owner.request("chat.send", {
+      sessionKey: key,
+      idempotencyKey: `shot-${Date.now()}`,
+      message: `Clean it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command: "find ./build/cache -type f -mtime +14 -delete" } }, { text: "done" }])}`,
+    });
+    const page = await browser.newPage({ viewport: { width: 400, height: 900 }, colorScheme: "light", deviceScaleFactor: 2 });
+    await page.goto(askHost.host.url);
+    await page.locator("li.need pre.command").waitFor({ timeout: 90_000 });
+    await page.locator("article.card").first().waitFor({ timeout: 20_000 });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(out, "popover-needs.png"), fullPage: true });
+    await page.close();
+  } finally {
+    await owner.close();
+    await askHost.stop();
+    removeHome(askHost.home);
+    await askGw.dispose();
+    await askModel.stop();
+  }
 }

@@ -7,7 +7,8 @@ import type { CardRef, DeskEvent, DeskHandlers, DeskMethod, Page, Settings } fro
 import { DeskError, ERROR_CODES, isDeskError } from "../../common/errors.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import { diagnosticsText } from "./diagnostics.ts";
-import { cardSessionLink } from "../../common/session-link.ts";
+import type { NeedRef } from "../../common/model.ts";
+import { cardSessionLink, needPageLink } from "../../common/session-link.ts";
 import { discoveredGateway, type Discovered } from "./discovery.ts";
 import { silentLogger, type Logger } from "./logger.ts";
 import type { SettingsStore } from "./settings.ts";
@@ -21,6 +22,8 @@ export type DeskServiceOptions = {
   override?: GatewayConfig;
   openExternal: (url: string) => Promise<boolean> | boolean;
   openPage?: (page: Page, card?: CardRef) => Promise<void> | void;
+  /** Hides the popover window (Electron); absent where there is none. */
+  closePopover?: () => void;
   /** The logger whose last lines "Copy diagnostics" includes (none: no lines). */
   logger?: Logger;
   /** Runtime versions for diagnostics (default process.versions). */
@@ -41,6 +44,8 @@ export type DeskService = {
   gateways(): GatewayConfig[];
   /** Opens the card's session in its Gateway's Control UI (the verb, for the tray and notices too). */
   openSession(card: CardRef): Promise<boolean>;
+  /** Opens a needs-you entry's page in its Gateway's Control UI (the verb). */
+  openNeed(need: NeedRef): Promise<boolean>;
 };
 
 /** The zero-configuration Gateway, labelled "Local". */
@@ -99,6 +104,13 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     return link !== null && isSafeExternalUrl(link) ? await opts.openExternal(link) : false;
   };
 
+  // The link comes from the entry the core holds, never from the page: only a pending
+  // entry's own page on its own Gateway can be opened this way.
+  const openNeed = async (need: NeedRef): Promise<boolean> => {
+    const link = needPageLink(desk.snapshot().gateways, need);
+    return link !== null && isSafeExternalUrl(link) ? await opts.openExternal(link) : false;
+  };
+
   // One handler per verb of the contract, typed from its table: a missing verb, an extra
   // one or a handler with other parameter or result types does not compile.
   const handlers: DeskHandlers = {
@@ -133,11 +145,14 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
       return { text, copied: true };
     },
     openSession,
+    openNeed,
+    closePopover: () => opts.closePopover?.(),
   };
 
   return {
     gateways,
     openSession,
+    openNeed,
     call: serveContract(handlers),
     subscribe(listener) {
       const offDesk = desk.subscribe((change) => listener({ type: "change", change }));

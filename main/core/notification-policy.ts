@@ -28,7 +28,7 @@
 //   not silence it. Title as for cards, or the short session key when no card was ever seen.
 import type { CardRef, Milestone, Settings } from "../../common/contract.ts";
 import { shortKeyTitle } from "../../common/sessions.ts";
-import type { CardEntry, SessionActivity, StallFlag } from "../../common/model.ts";
+import type { CardEntry, NeedRef, SessionActivity, StallFlag } from "../../common/model.ts";
 import { cardKeyOf } from "../../common/keys.ts";
 import { dedupeKey, detect, refreshFailure, STRENGTH, stillTrue, unknownCard, type Known } from "./notifications/milestones.ts";
 import { HELD_CAP, inWindow, merge, SESSION_CAP, sessionSlotFree, slotFreesAt, type Pending } from "./notifications/coalesce.ts";
@@ -36,7 +36,7 @@ import { isQuiet, localMinutesOfDay, msUntilQuietEnd } from "./notifications/qui
 import { DEFAULT_AWAY_THRESHOLD_MS, releaseOnBack, type HoldReason } from "./notifications/away-summary.ts";
 import { noticeBody, noticeTitle, oneLine, SUMMARY_TITLE } from "./notifications/notice-text.ts";
 
-export type NoticeKind = Milestone | "summary";
+export type NoticeKind = Milestone | "summary" | "needs";
 export type Notice = {
   /** Unique, stable per delivered notice. */
   id: string;
@@ -45,6 +45,8 @@ export type Notice = {
   body: string;
   /** Which card a click opens (N4); null for a summary of several cards. */
   card: CardRef | null;
+  /** A needs-you notice: a click opens the popover at this entry (needs-notice.ts). */
+  need?: NeedRef;
 };
 export type NotificationSettings = Settings["notifications"];
 export type PolicyOptions = {

@@ -2,9 +2,11 @@
 // short title for the focused card, and the menu rows. Pure: the Electron tray only
 // draws what this returns, so the rules live here and are unit-tested.
 //
-// Icon priority: keychain unavailable > disconnected (nothing reachable) > attention > ready
+// Icon priority: needs you > keychain unavailable > disconnected (nothing reachable) > attention > ready
 // > working > idle. Saved secrets the keychain won't give back are the likely cause of every
-// sign-in failing, and only the person can fix it, so that asks first.
+// sign-in failing, and only the person can fix it, so that asks first. Above all, an agent
+// waiting on the person (an approval or a question, on any Gateway) is shown with its count:
+// it stops work until answered, and is denied when it expires.
 // - attention: a paused, failed or unreadable card, a flagged one (a notification the OS
 //   refused, N7, or a stall), or a Gateway that needs the person (pairing, auth, update);
 // - ready: finished work the person has not seen yet;
@@ -18,10 +20,11 @@ import { visibleCards } from "../../common/glance.ts";
 import { noteLine } from "../../common/note-line.ts";
 import { cardSessionLink } from "../../common/session-link.ts";
 import { truncate } from "../../common/truncate.ts";
-import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
+import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot, NeedRef } from "../../common/model.ts";
+import { needKindLabel, needSummary, needYouText, pendingNeeds } from "../../common/needs-view.ts";
 import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
 
-export type TrayIconState = "idle" | "working" | "ready" | "attention" | "disconnected";
+export type TrayIconState = "idle" | "working" | "ready" | "attention" | "needs" | "disconnected";
 export type TrayRowState = "active" | "paused" | "complete" | "note" | "failed" | "error";
 
 export type TrayCardRow = {
@@ -32,6 +35,8 @@ export type TrayCardRow = {
   /** A Control UI route exists for this card's session (common/session-link.ts). */
   hasSession: boolean;
 };
+/** One entry waiting on the person: a click opens the popover at it. */
+export type TrayNeedRow = { ref: NeedRef; label: string };
 export type TrayConnectionRow = { gatewayId: string; state: ConnectionState["state"]; label: string; needsAction: boolean };
 
 export type TrayModel = {
@@ -45,11 +50,16 @@ export type TrayModel = {
   /** Cards left out of the menu (shown in the popover). */
   moreCards: number;
   connections: TrayConnectionRow[];
+  /** Approvals and questions waiting on the person, on every Gateway (oldest first, at most MENU_MAX_NEEDS). */
+  needs: TrayNeedRow[];
+  /** How many wait in all. */
+  needCount: number;
 };
 
 export const TITLE_BUDGET = 28;
 export const MENU_LABEL_BUDGET = 64;
 export const MENU_MAX_CARDS = 10;
+export const MENU_MAX_NEEDS = 10;
 export const DEFAULT_DISCONNECT_DEBOUNCE_MS = 20_000;
 
 const NEEDS_PERSON = new Set<ConnectionState["state"]>(["pairing_required", "auth_failed", "update_required"]);
@@ -173,25 +183,35 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
 
   const allDown = gateways.length > 0 && down.length === gateways.length;
   const keychainDown = snapshot.credentials === "unavailable";
-  const icon: TrayIconState = keychainDown
-    ? "attention"
-    : allDown
-      ? "disconnected"
-      : asking.length > 0 || needPerson.length > 0 || stalled.length > 0
+  const needs = pendingNeeds(snapshot);
+  const icon: TrayIconState =
+    needs.length > 0
+      ? "needs"
+      : keychainDown
         ? "attention"
-        : ready.length > 0
-          ? "ready"
-          : working.length > 0 || live.length > 0
-            ? "working"
-            : "idle";
-  const badge = (keychainDown ? 1 : 0) + needPerson.length + (allDown ? 0 : asking.length + stalled.length);
+        : allDown
+          ? "disconnected"
+          : asking.length > 0 || needPerson.length > 0 || stalled.length > 0
+            ? "attention"
+            : ready.length > 0
+              ? "ready"
+              : working.length > 0 || live.length > 0
+                ? "working"
+                : "idle";
+  const badge = needs.length + (keychainDown ? 1 : 0) + needPerson.length + (allDown ? 0 : asking.length + stalled.length);
 
   // The title follows work in progress first (a card, else a live run's current tool, so
   // the menu bar is never blank during real work), then what asks, then what finished.
   const focus = allDown ? null : (working[0] ?? null);
   const liveLabel = !allDown && !focus && cardless[0] ? truncate(cardless[0].current?.label ?? "Working", TITLE_BUDGET) : null;
   const fallback = allDown || focus || liveLabel ? null : (asking[0] ?? ready[0] ?? null);
-  const title = !inputs.showTitle ? "" : focus ? titleFor(focus.e) : (liveLabel ?? (fallback ? titleFor(fallback.e) : ""));
+  const title = !inputs.showTitle
+    ? ""
+    : needs.length > 0
+      ? needYouText(needs.length)
+      : focus
+        ? titleFor(focus.e)
+        : (liveLabel ?? (fallback ? titleFor(fallback.e) : ""));
 
   const rows: TrayCardRow[] = cards.slice(0, MENU_MAX_CARDS).map((c) => ({
     ref: { gatewayId: c.e.gatewayId, sessionKey: c.e.sessionKey, agentId: c.e.agentId },
@@ -208,14 +228,17 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
     icon,
     badge,
     title,
-    tooltip: keychainDown
-      ? `Progress Desk — ${KEYCHAIN_UNAVAILABLE}`
-      : tooltipFor(icon, {
-          working: working.length + cardless.length,
-          ready: ready.length,
-          asking: asking.length + needPerson.length + stalled.length,
-          down: down.map((g) => g.label),
-        }),
+    tooltip:
+      needs.length > 0
+        ? `Progress Desk — ${needYouText(needs.length)}${keychainDown ? ` (${KEYCHAIN_UNAVAILABLE})` : ""}`
+        : keychainDown
+          ? `Progress Desk — ${KEYCHAIN_UNAVAILABLE}`
+          : tooltipFor(icon, {
+              working: working.length + cardless.length,
+              ready: ready.length,
+              asking: asking.length + needPerson.length + stalled.length,
+              down: down.map((g) => g.label),
+            }),
     cards: rows,
     moreCards: Math.max(0, cards.length - MENU_MAX_CARDS),
     connections: gateways.map((g) => ({
@@ -224,6 +247,14 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
       label: truncate(`${g.label}: ${connectionPhrase(g.connection, now)}`, MENU_LABEL_BUDGET),
       needsAction: NEEDS_PERSON.has(g.connection.state),
     })),
+    needs: needs.slice(0, MENU_MAX_NEEDS).map((e) => ({
+      ref: { gatewayId: e.gatewayId, id: e.id },
+      label: truncate(
+        `${many ? `${labelOf.get(e.gatewayId) ?? e.gatewayId} · ` : ""}${needKindLabel(e)}: ${needSummary(e, MENU_LABEL_BUDGET)}`,
+        MENU_LABEL_BUDGET,
+      ),
+    })),
+    needCount: needs.length,
   };
 }
 

@@ -3,6 +3,7 @@
 // strict CSP as a real response header. Pure except for reading the file it resolves.
 import { readFile } from "node:fs/promises";
 import type { CardRef, Page } from "../../common/contract.ts";
+import type { NeedRef } from "../../common/model.ts";
 import { pageContentSecurityPolicy, pageHeaders, resolvePageFile } from "../core/page-files.ts";
 
 export const APP_SCHEME = "app";
@@ -10,9 +11,15 @@ export const APP_ORIGIN = `${APP_SCHEME}://desk`;
 /** The pages talk to main over IPC only: no network at all. */
 export const APP_CSP = pageContentSecurityPolicy("'none'");
 
-/** A page's URL; with a card, the popover opens and focuses it (N4). */
-export function pageUrl(page: Page, card?: CardRef): string {
-  return `${APP_ORIGIN}/${page}.html${card ? `#card=${encodeURIComponent(JSON.stringify(card))}` : ""}`;
+/** A page's URL; with a card or a needs-you entry, the popover opens and focuses it (N4). */
+export function pageUrl(page: Page, target?: CardRef | NeedRef): string {
+  return `${APP_ORIGIN}/${page}.html${target ? pageHash(target) : ""}`;
+}
+
+/** `#card=<CardRef JSON>` or `#need=<NeedRef JSON>`: what the popover focuses when it opens. */
+export function pageHash(target: CardRef | NeedRef): string {
+  const kind = "sessionKey" in target ? "card" : "need";
+  return `#${kind}=${encodeURIComponent(JSON.stringify(target))}`;
 }
 
 /** True only for URLs of our own origin (sender and navigation checks). */

@@ -5,6 +5,7 @@
 // route, an "Open Session" button opens that session; the plain click stays the popover.
 import type { Notification, NotificationConstructorOptions } from "electron";
 import type { CardRef } from "../../common/contract.ts";
+import type { NeedRef } from "../../common/model.ts";
 import type { Notice } from "../core/notification-policy.ts";
 
 export type NotificationLike = Pick<Notification, "on" | "show" | "close">;
@@ -13,6 +14,8 @@ export type NotifierDeps = {
   create: (options: NotificationConstructorOptions) => NotificationLike;
   isSupported: () => boolean;
   onClick: (card: CardRef | null) => void;
+  /** A needs-you notice was clicked: open the popover at that entry (onClick when absent). */
+  onNeedClick?: (need: NeedRef) => void;
   /** Whether a notice about this card gets the Open Session button (none when absent). */
   offersSession?: (card: CardRef) => boolean;
   onOpenSession?: (card: CardRef) => void;
@@ -50,7 +53,8 @@ export class Notifier {
     };
     n.on("click", () => {
       forget();
-      this.deps.onClick(notice.card);
+      if (notice.need && this.deps.onNeedClick) this.deps.onNeedClick(notice.need);
+      else this.deps.onClick(notice.card);
     });
     if (session) {
       n.on("action", (_event, index) => {

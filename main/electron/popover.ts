@@ -3,6 +3,7 @@
 // minutes hidden so an idle menu-bar app keeps no renderer alive.
 import type { BrowserWindow, Screen } from "electron";
 import type { CardRef } from "../../common/contract.ts";
+import type { NeedRef } from "../../common/model.ts";
 import { pageUrl } from "./app-protocol.ts";
 import { IdleWindowSlot, type AppWindow } from "./idle-window.ts";
 import { popoverPosition, type Rect } from "./window-geometry.ts";
@@ -58,8 +59,8 @@ export class PopoverController {
     void this.show();
   }
 
-  /** Opens the popover; with a card, scrolls to it and opens it (N4, tray menu). */
-  async show(card?: CardRef): Promise<void> {
+  /** Opens the popover; with a card (or a needs-you entry), scrolls to it and opens it (N4, tray menu). */
+  async show(card?: CardRef | NeedRef): Promise<void> {
     this.slot.keep();
     let win = this.window();
     const fresh = !win;

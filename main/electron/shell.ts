@@ -126,6 +126,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     settings,
     attention,
     openCard: (card) => void windows.openPage("popover", card),
+    openNeed: (need) => void windows.openNeed(need),
     openSession: (card) => void pages.service.openSession(card),
   });
   const pages = setupPages({
@@ -135,6 +136,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     discovered,
     windows,
     openPage: windows.openPage,
+    closePopover: () => windows.popover.hide(),
     onOwnAction: (card) => notifications.policy.noteOwnAction(card),
   });
   const presenter = setupTrayPresenter({
@@ -145,6 +147,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     actions: {
       togglePopover: () => windows.popover.toggle(),
       openCard: (ref) => void windows.openPage("popover", ref),
+      openNeed: (ref) => void windows.openNeed(ref),
       openSession: (ref) => void pages.service.openSession(ref),
       openDashboard: () => void windows.dashboard.open(),
       openSettings: () => void windows.settingsWindow.open(),

@@ -12,7 +12,7 @@ import { join } from "node:path";
 export type { TrayIconState } from "../core/tray-model.ts";
 import type { TrayIconState } from "../core/tray-model.ts";
 
-export const TRAY_ICON_STATES: readonly TrayIconState[] = Object.freeze(["idle", "working", "ready", "attention", "disconnected"]);
+export const TRAY_ICON_STATES: readonly TrayIconState[] = Object.freeze(["idle", "working", "ready", "attention", "needs", "disconnected"]);
 
 export type TrayIconVariant = "Template" | "White";
 export const TRAY_ICON_VARIANTS: readonly TrayIconVariant[] = Object.freeze(["Template", "White"]);

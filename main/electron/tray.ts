@@ -4,6 +4,8 @@
 // panels a redundant setImage flickers.
 import type { Menu, MenuItemConstructorOptions, Tray } from "electron";
 import type { CardRef } from "../../common/contract.ts";
+import type { NeedRef } from "../../common/model.ts";
+import { needYouText } from "../../common/needs-view.ts";
 import type { TrayIconState, TrayModel } from "../core/tray-model.ts";
 import type { Rect } from "./window-geometry.ts";
 
@@ -15,6 +17,8 @@ export type TrayLike = Pick<
 export type TrayActions = {
   togglePopover(): void;
   openCard(ref: CardRef): void;
+  /** Opens the popover at this needs-you entry. */
+  openNeed(ref: NeedRef): void;
   /** Opens the card's session in its Gateway's Control UI. */
   openSession(ref: CardRef): void;
   openDashboard(): void;
@@ -38,6 +42,14 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
   const items: MenuItemConstructorOptions[] = [];
   // Linux panels open the menu on any click, so the popover needs its own entry there.
   if (platform === "linux") items.push({ label: "Show Task Progress", click: () => actions.togglePopover() }, { type: "separator" });
+  // What waits on the person comes first, one row each (the popover shows it whole).
+  if (model.needCount > 0) {
+    items.push({ label: needYouText(model.needCount), enabled: false });
+    for (const row of model.needs) items.push({ label: row.label, click: () => actions.openNeed(row.ref) });
+    if (model.needCount > model.needs.length)
+      items.push({ label: `${model.needCount - model.needs.length} more in the popover…`, click: () => actions.togglePopover() });
+    items.push({ type: "separator" });
+  }
   if (model.cards.length === 0) items.push({ label: "No progress cards", enabled: false });
   for (const row of model.cards) items.push({ label: row.label, click: () => actions.openCard(row.ref) });
   if (model.moreCards > 0) items.push({ label: `${model.moreCards} more in the popover…`, click: () => actions.togglePopover() });
@@ -65,7 +77,13 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
 }
 
 function menuSignature(model: TrayModel): string {
-  return JSON.stringify([model.cards.map((r) => [r.label, r.ref, r.hasSession]), model.moreCards, model.connections]);
+  return JSON.stringify([
+    model.needs,
+    model.needCount,
+    model.cards.map((r) => [r.label, r.ref, r.hasSession]),
+    model.moreCards,
+    model.connections,
+  ]);
 }
 
 export class TrayController {

@@ -10,3 +10,8 @@ export { cardKeyOf as cardKey, pinKeyOf as pinKey, parseSessionOnGatewayKey as p
 export function cardRef(e: Keyed): CardRef {
   return { gatewayId: e.gatewayId, sessionKey: e.sessionKey, agentId: e.agentId };
 }
+
+/** A needs-you entry's key on a page (its Gateway and id; safe in an attribute selector once CSS-escaped). */
+export function needKey(e: { gatewayId: string; id: string }): string {
+  return `${e.gatewayId}\u0001${e.id}`;
+}

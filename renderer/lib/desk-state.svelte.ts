@@ -6,6 +6,9 @@ import type {
   CardEntry,
   ConnectionState,
   DeskChange,
+  NeedEntry,
+  NeedRecord,
+  NeedsState,
   DeskSnapshot,
   SessionActivity,
   SessionInfo,
@@ -27,6 +30,8 @@ export type GatewayView = {
 type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 
 const RELOAD_RETRY_MS = 2000;
+/** How long an ended needs-you entry stays on the page with its outcome. */
+export const RESOLVED_SHOWN_MS = 20_000;
 
 /** A card slot the page shows: a card, or a reason it cannot be shown (C5, G4). */
 export function isShown(e: CardEntry): boolean {
@@ -62,6 +67,12 @@ export class DeskState {
   boards = $state.raw<Record<string, BoardsState>>({});
   /** What agents are doing now, by `gatewayId\u0000sessionKey` (issue 5). */
   activity = $state.raw<Record<string, SessionActivity>>({});
+  /** Needs you: each Gateway's pending entries and whether this desk answers them. */
+  needs = $state.raw<Record<string, NeedsState>>({});
+  /** Entries that ended a moment ago, with their outcome, newest first (shown for RESOLVED_SHOWN_MS). */
+  resolvedNeeds = $state.raw<NeedRecord[]>([]);
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- timers to clear, never rendered
+  #resolvedTimers = new Set<ReturnType<typeof setTimeout>>();
   #expansionVersion = $state(0);
 
   #buffering = true;
@@ -88,6 +99,13 @@ export class DeskState {
 
   connections: Record<string, ConnectionState> = $derived(this.#connections);
 
+  /** Every pending needs-you entry on every Gateway, oldest first. */
+  pendingNeeds: NeedEntry[] = $derived(
+    Object.values(this.needs)
+      .flatMap((n) => n.entries)
+      .sort((a, b) => a.arrivedAt - b.arrivedAt),
+  );
+
   /** The popover's cards: not hidden, not cleared, most recently updated first (P2, P4). */
   visibleCards: CardEntry[] = $derived(Object.values(this.entries).filter(isShown).sort(byRecency));
 
@@ -111,6 +129,8 @@ export class DeskState {
     return () => {
       for (const off of this.#unsubscribe.splice(0)) off();
       if (this.#retryTimer) clearTimeout(this.#retryTimer);
+      for (const t of this.#resolvedTimers) clearTimeout(t);
+      this.#resolvedTimers.clear();
     };
   }
 
@@ -157,6 +177,11 @@ export class DeskState {
   liveActivity(ref: Pick<CardEntry, "gatewayId" | "sessionKey">): SessionActivity | null {
     const a = this.activity[pinKey(ref)];
     return a?.live ? a : null;
+  }
+
+  /** The pending entry a session waits on (the first), or null: its card says so. */
+  needOf(ref: Pick<CardEntry, "gatewayId" | "sessionKey">): NeedEntry | null {
+    return this.needs[ref.gatewayId]?.entries.find((e) => e.sessionKey === ref.sessionKey) ?? null;
   }
 
   entryFor(ref: Keyed): CardEntry | null {
@@ -239,7 +264,9 @@ export class DeskState {
     const entries: Record<string, CardEntry> = {};
     const boards: Record<string, BoardsState> = {};
     const activity: Record<string, SessionActivity> = {};
+    const needs: Record<string, NeedsState> = {};
     for (const g of snap.gateways) {
+      needs[g.id] = g.needs;
       for (const a of g.activity ?? []) activity[pinKey(a)] = a;
       connections[g.id] = connectionForDisplay(g.connection);
       sessions[g.id] = sessionsForDisplay(g.sessions);
@@ -255,12 +282,22 @@ export class DeskState {
     this.sessions = sessions;
     this.boards = boards;
     this.activity = activity;
+    this.needs = needs;
     this.entries = entries;
+  }
+
+  #showResolved(record: NeedRecord): void {
+    this.resolvedNeeds = [record, ...this.resolvedNeeds.filter((r) => r.gatewayId !== record.gatewayId || r.id !== record.id)];
+    const timer = setTimeout(() => {
+      this.#resolvedTimers.delete(timer);
+      this.resolvedNeeds = this.resolvedNeeds.filter((r) => r !== record);
+    }, RESOLVED_SHOWN_MS);
+    this.#resolvedTimers.add(timer);
   }
 
   #onChange(change: DeskChange): void {
     const type = (change as { type: string }).type;
-    if (type !== "connection" && type !== "card" && type !== "sessions" && type !== "boards" && type !== "activity") {
+    if (type !== "connection" && type !== "card" && type !== "sessions" && type !== "boards" && type !== "activity" && type !== "needs") {
       // Anything else (the host bridge reconnected, the set of Gateways changed): reload.
       void this.reload();
       return;
@@ -299,6 +336,12 @@ export class DeskState {
       case "boards": {
         const c = change as Extract<DeskChange, { type: "boards" }>;
         this.boards = { ...this.boards, [c.gatewayId]: c.boards };
+        return;
+      }
+      case "needs": {
+        const c = change as Extract<DeskChange, { type: "needs" }>;
+        this.needs = { ...this.needs, [c.gatewayId]: c.needs };
+        if (c.event?.kind === "resolved") this.#showResolved(c.event.record);
         return;
       }
       case "activity": {

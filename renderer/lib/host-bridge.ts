@@ -5,10 +5,10 @@ import type { DeskApi, Page } from "../../common/contract.ts";
 import { isSafeExternalUrl } from "../../common/verbs.ts";
 import { buildDeskApi } from "../../common/desk-proxy.ts";
 import type { DeskSnapshot } from "../../common/model.ts";
-import { cardSessionLink } from "../../common/session-link.ts";
+import { cardSessionLink, needPageLink } from "../../common/session-link.ts";
 import { hostTransport } from "./host-transport.ts";
 
-/** The page's API in a browser: every verb over the host socket but the three a browser page does itself. */
+/** The page's API in a browser: every verb over the host socket but the four a browser page does itself. */
 export function connectHostBridge(loc: Pick<Location, "pathname" | "protocol" | "host" | "assign"> = window.location): DeskApi {
   const transport = hostTransport(loc);
   return buildDeskApi(transport, {
@@ -21,6 +21,14 @@ export function connectHostBridge(loc: Pick<Location, "pathname" | "protocol" | 
       // The same link main builds (no secret in it), from the host's Gateway URLs; a new tab like any link.
       const snapshot = (await transport.invoke("snapshot", [])) as DeskSnapshot;
       const link = cardSessionLink(snapshot.gateways, card);
+      if (link === null || !isSafeExternalUrl(link)) return false;
+      window.open(link, "_blank", "noopener,noreferrer");
+      return true;
+    },
+    async openNeed(need) {
+      // As main does: the link from the entry the host's core holds, never one the page makes.
+      const snapshot = (await transport.invoke("snapshot", [])) as DeskSnapshot;
+      const link = needPageLink(snapshot.gateways, need);
       if (link === null || !isSafeExternalUrl(link)) return false;
       window.open(link, "_blank", "noopener,noreferrer");
       return true;

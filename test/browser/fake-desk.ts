@@ -122,6 +122,7 @@ export function fakeSnapshot(cards: readonly FakeCard[]): DeskSnapshot {
         cards: cards.map(fakeEntry),
         boards: { supported: true, pins: [] },
         activity: [],
+        needs: { answering: "off", advice: null, entries: [] },
       },
     ],
   };
@@ -171,6 +172,13 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
     openPage: async (page: string) => {
       calls.push(`openPage ${page}`);
     },
+    openNeed: async (need: { gatewayId: string; id: string }) => {
+      calls.push(`openNeed ${need.gatewayId} ${need.id}`);
+      return true;
+    },
+    closePopover: async () => {
+      calls.push("closePopover");
+    },
     onChange: (l: (c: unknown) => void) => {
       changeListeners.add(l);
       return () => changeListeners.delete(l);
@@ -193,6 +201,11 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
 
 export async function installFake(context: BrowserContext, snapshot: DeskSnapshot, settings: Settings): Promise<void> {
   await context.addInitScript(installFakeDesk, { snapshot, settings: settings as unknown as Record<string, unknown> });
+}
+
+/** The verbs the page called on the FAKE desk that it records (openPage, openNeed, closePopover). */
+export async function fakeCalls(page: Page): Promise<string[]> {
+  return page.evaluate(() => [...(globalThis as unknown as FakeWindow).__fakeDesk!.calls]);
 }
 
 /** Sends a change as main would after `progressCard.changed`. */

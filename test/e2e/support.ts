@@ -6,7 +6,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { historyPath, openHistoryFile } from "../../main/core/card-history-file.ts";
 import type { ProgressDesk } from "../../main/core/desk.ts";
 import { jsonFileBackend, type SettingsStore } from "../../main/core/settings.ts";
-import { fileStorage } from "../../main/core/vault.ts";
+import { fileStorage, type CredentialVault } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
 import { launchChromium } from "../browser/chromium.ts";
 import { FAST_BACKOFF } from "../gateway/support.ts";
@@ -22,6 +22,8 @@ export const pagesDir = join(import.meta.dirname, "..", "..", "dist", "renderer"
 export type TestHost = {
   host: Host;
   desk: ProgressDesk;
+  /** The core's vault: its device identity is the desk's (docs/gateway.md §10.3). */
+  vault: CredentialVault;
   settings: SettingsStore;
   home: string;
   /** Stops the host and the core; the data folder stays for a restart. */
@@ -32,10 +34,12 @@ export type TestHost = {
 export async function startTestHost(
   gw: { url: string; token: string },
   /** history: keep the card history in the data folder (card-history.json), as the app does, so a restart continues it. */
-  opts: { home?: string; refreshTimeoutMs?: number; history?: boolean } = {},
+  /** answerApprovals: the Gateway is used with answering on (as if set in Settings). */
+  opts: { home?: string; refreshTimeoutMs?: number; history?: boolean; answerApprovals?: boolean } = {},
 ): Promise<TestHost> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "pd-e2e-"));
-  const { desk, settings, service } = await wireCore(gw, {
+  const { desk, settings, service, vault } = await wireCore(gw, {
+    ...(opts.answerApprovals ? { service: { override: { url: gw.url, token: gw.token, answerApprovals: true } } } : {}),
     storage: fileStorage(join(home, "credentials.json")),
     backend: jsonFileBackend(join(home, "settings.json")),
     desk: {
@@ -50,6 +54,7 @@ export async function startTestHost(
   return {
     host,
     desk,
+    vault,
     settings,
     home,
     async stop() {
@@ -64,7 +69,12 @@ export function removeHome(home: string): void {
   rmSync(home, { recursive: true, force: true });
 }
 
-export type E2eRigOptions = { agent?: boolean; host?: { refreshTimeoutMs?: number } };
+export type E2eRigOptions = {
+  agent?: boolean;
+  host?: { refreshTimeoutMs?: number; answerApprovals?: boolean };
+  /** Added to the Gateway's `tools` config (with `agent`), e.g. exec approvals. */
+  tools?: Record<string, unknown>;
+};
 
 /** What an end-to-end suite runs against, once `E2eRig.start` has started it all. */
 export type E2eParts = { gw: TestGateway; browser: Browser; client: BareClient; th: TestHost };
@@ -83,7 +93,7 @@ export class E2eRig {
 
   constructor(opts: E2eRigOptions = {}) {
     this.opts = opts;
-    this.gateway = new GatewayRig(opts.agent ? () => startScriptedModel() : undefined);
+    this.gateway = new GatewayRig(opts.agent ? () => startScriptedModel() : undefined, opts.tools);
   }
 
   async start(): Promise<E2eParts> {

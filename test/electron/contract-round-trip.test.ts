@@ -43,6 +43,8 @@ const VALID: { [M in DeskMethod]: VerbArgs<M> } = {
   openPage: ["dashboard", card],
   copyDiagnostics: [],
   openSession: [card],
+  openNeed: [{ gatewayId: "home", id: "appr-1" }],
+  closePopover: [],
 };
 
 /** Arguments each verb must refuse (at least one list per verb). */
@@ -72,6 +74,8 @@ const INVALID: Record<DeskMethod, unknown[][]> = {
   openPage: [["about"], ["dashboard", { gatewayId: "home" }]],
   copyDiagnostics: [["extra"]],
   openSession: [[], [{ gatewayId: "home" }], [{ ...card, sessionKey: 7 }], [card, "extra"]],
+  openNeed: [[], [{ gatewayId: "home" }], [{ gatewayId: "home", id: 7 }], [{ gatewayId: "home", id: "x".repeat(513) }]],
+  closePopover: [["now"]],
 };
 
 /** What each recorded handler answers: distinct per verb, of the verb's result type. */
@@ -88,6 +92,8 @@ const RESULTS: { [M in DeskMethod]: Awaited<ReturnType<DeskApi[M]>> } = {
   openPage: undefined,
   copyDiagnostics: { text: "Progress Desk 1.2.3 on linux\n", copied: true },
   openSession: false,
+  openNeed: true,
+  closePopover: undefined,
 };
 
 type Recorded = { method: DeskMethod; args: unknown[] };
@@ -111,6 +117,7 @@ function recordingService(): { service: DeskService; calls: Recorded[]; emit(eve
     },
     gateways: () => [],
     openSession: async () => false,
+    openNeed: async () => false,
   };
   return { service, calls, emit: (event) => listeners.forEach((l) => l(event)) };
 }

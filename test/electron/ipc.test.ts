@@ -108,6 +108,8 @@ const ARGS: Record<DeskMethod, unknown[]> = {
   openPage: ["popover", card],
   copyDiagnostics: [],
   openSession: [card],
+  openNeed: [{ gatewayId: "home", id: "appr-1" }],
+  closePopover: [],
 };
 
 describe("registerIpc", () => {

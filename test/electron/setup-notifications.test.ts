@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { CardRef } from "../../common/contract.ts";
-import type { CardEntry, SessionActivity } from "../../common/model.ts";
+import type { CardEntry, NeedRef, SessionActivity } from "../../common/model.ts";
 import { setupNotifications } from "../../main/electron/setup/notifications.ts";
-import { card, entry, steps, T0 } from "../renderer/fixtures.ts";
+import { card, entry, need, steps, T0 } from "../renderer/fixtures.ts";
 import { ManualTimers } from "../unit/manual-timers.ts";
 import { fakeElectron, fakeEvent } from "./fake-electron.ts";
 import { FakeDesk, FakeSettings } from "./setup-support.ts";
@@ -19,7 +19,7 @@ function started(key: string, gatewayId = "home", revision = 1): CardEntry {
   return entry({ gatewayId, sessionKey: key, title: `Task ${key}`, card: c });
 }
 
-function setup(opts: { supported?: boolean; interval?: number; platform?: NodeJS.Platform } = {}) {
+function setup(opts: { supported?: boolean; interval?: number; platform?: NodeJS.Platform; minutesOfDay?: number } = {}) {
   const f = fakeElectron({
     dataDir: "unused",
     env: {},
@@ -34,6 +34,7 @@ function setup(opts: { supported?: boolean; interval?: number; platform?: NodeJS
   const refused: [string | null, string][] = [];
   const opened: (CardRef | undefined)[] = [];
   const sessions: CardRef[] = [];
+  const needs: NeedRef[] = [];
   const n = setupNotifications({
     ...f.deps,
     desk,
@@ -43,13 +44,17 @@ function setup(opts: { supported?: boolean; interval?: number; platform?: NodeJS
       flagRefused: (c, reason) => void refused.push([c?.sessionKey ?? null, reason]),
     },
     openCard: (c) => void opened.push(c),
+    openNeed: (ref) => void needs.push(ref),
     openSession: (c) => void sessions.push(c),
     now: () => T0,
     schedule: timers.schedule,
-    policy: { perSessionIntervalMs: opts.interval ?? 0 },
+    policy: {
+      perSessionIntervalMs: opts.interval ?? 0,
+      ...(opts.minutesOfDay !== undefined ? { minutesOfDay: () => opts.minutesOfDay! } : {}),
+    },
   });
   const shown = () => f.notifications.map((x) => [x.options.title, x.options.body?.split(" · ")[0]]);
-  return { f, desk, settings, timers, inFront, refused, opened, sessions, n, shown };
+  return { f, desk, settings, timers, inFront, refused, opened, sessions, needs, n, shown };
 }
 
 describe("notifications: from a card change to the OS", () => {
@@ -169,5 +174,38 @@ describe("notifications: throttle and dispose", () => {
     assert.equal(desk.subscribers(), 0);
     desk.putCard(started("s:b"));
     assert.equal(f.notifications.length, 1);
+  });
+});
+
+describe("notifications: needs you", () => {
+  test("an approval that arrives is told once, with its command and expiry; a click opens the popover at that entry", () => {
+    const { desk, f, needs, opened } = setup();
+    desk.putNeed(need({ id: "appr-9", command: "rm -rf build" }));
+    assert.deepEqual(
+      f.notifications.map((x) => [x.options.title, x.options.body]),
+      [["An agent needs your approval", "Command approval: rm -rf build (expires in 30 min)"]],
+    );
+    desk.putNeed(need({ id: "appr-9", command: "rm -rf build" }));
+    assert.equal(f.notifications.length, 1, "the same entry is not told again (a re-read list brings it back)");
+    f.notifications[0]!.emit("click", fakeEvent());
+    assert.deepEqual(needs, [{ gatewayId: "home", id: "appr-9" }]);
+    assert.deepEqual(opened, [], "a needs notice opens the entry, not a card");
+  });
+
+  test("quiet hours: no notice (the tray and popover still show it)", () => {
+    const { desk, settings, f } = setup({ minutesOfDay: 23 * 60 });
+    const n = settings.view().notifications;
+    settings.update({ notifications: { ...n, quietHours: { enabled: true, start: "22:00", end: "08:00" } } });
+    desk.putNeed(need({ id: "appr-q" }));
+    assert.equal(f.notifications.length, 0);
+  });
+
+  test("never for an entry the person just answered here", () => {
+    const { desk, f, n } = setup();
+    n.needs.noteAnswered({ gatewayId: "home", id: "appr-a" });
+    desk.putNeed(need({ id: "appr-a" }));
+    assert.equal(f.notifications.length, 0);
+    desk.putNeed(need({ id: "appr-b" }));
+    assert.equal(f.notifications.length, 1, "another entry is still told");
   });
 });

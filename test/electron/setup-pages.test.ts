@@ -30,6 +30,7 @@ async function setup(opts: SetupOptions = {}) {
   const ours = [new FakeWebContents(), new FakeWebContents()];
   const ownActions: CardRef[] = [];
   const opened: string[] = [];
+  let closed = 0;
   const pages = setupPages({
     ...f.deps,
     ...core,
@@ -38,13 +39,14 @@ async function setup(opts: SetupOptions = {}) {
       isOurContents: (c: WebContents) => ours.includes(c as unknown as FakeWebContents),
     },
     openPage: async (page) => void opened.push(page),
+    closePopover: () => void (closed += 1),
     onOwnAction: (card) => void ownActions.push(card),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.writeClipboard ? { writeClipboard: opts.writeClipboard } : {}),
   });
   const events = (c: FakeWebContents) =>
     c.sent.filter((m) => m.channel === "progress-desk:event").map((m) => (m.payload as { type: string }).type);
-  return { f, core, ours, pages, ownActions, opened, events };
+  return { f, core, ours, pages, ownActions, opened, events, closed: () => closed };
 }
 
 const frame = (page: string) => ({ url: `app://desk/${page}.html`, parent: null });
@@ -94,6 +96,13 @@ describe("pages over IPC", () => {
     await f.invoke(ours[1]!, "updateSettings", [{ launchAtLogin: true }], frame("settings"));
     assert.equal(core.settings.view().launchAtLogin, true);
     for (const c of ours) assert.ok(events(c).includes("settings"), "every open window is told");
+  });
+
+  test("closePopover (Escape in the popover) hides the popover and nothing else", async () => {
+    const { f, ours, closed, opened } = await setup();
+    assert.equal(await f.invoke(ours[0]!, "closePopover", [], frame("popover")), null);
+    assert.equal(closed(), 1);
+    assert.deepEqual(opened, []);
   });
 
   test("a page's refresh is the person's own action, noted before it runs; openPage goes to the windows", async () => {

@@ -3,7 +3,7 @@
 // their listeners on update, like the real SettingsStore. Neither connects to anything.
 import type { Settings, SettingsPatch } from "../../common/contract.ts";
 import { defaultSettings } from "../../main/core/settings.ts";
-import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
+import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, GatewaySnapshot, NeedEntry } from "../../common/model.ts";
 import { connected, T0 } from "../renderer/fixtures.ts";
 
 /** A FAKE desk: `snapshot()` is `snap`; `emit` hands a change to every subscriber in order. */
@@ -40,6 +40,13 @@ export class FakeDesk {
     this.emit({ type: "card", gatewayId: entry.gatewayId, entry });
   }
 
+  /** Puts a needs-you entry on its Gateway (replacing the same id) and emits the `arrived` change. */
+  putNeed(entry: NeedEntry): void {
+    const g = this.gateway(entry.gatewayId);
+    g.needs = { ...g.needs, entries: [...g.needs.entries.filter((e) => e.id !== entry.id), entry] };
+    this.emit({ type: "needs", gatewayId: entry.gatewayId, needs: g.needs, event: { kind: "arrived", entry } });
+  }
+
   /** Sets a Gateway's connection state and emits the connection change. */
   setConnection(gatewayId: string, connection: ConnectionState): void {
     this.gateway(gatewayId).connection = connection;
@@ -61,6 +68,7 @@ export class FakeDesk {
         cards: [],
         boards,
         activity: [],
+        needs: { answering: "off", advice: null, entries: [] },
       };
       this.snap = { ...this.snap, gateways: [...this.snap.gateways, g] };
     }

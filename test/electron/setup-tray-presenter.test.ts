@@ -8,7 +8,7 @@ import { createLogger } from "../../main/core/logger.ts";
 import { DEFAULT_DISCONNECT_DEBOUNCE_MS, TrayTracker, type TrayModel } from "../../main/core/tray-model.ts";
 import { REDRAW_COALESCE_MS, setupTrayPresenter, type TrayPresenterContext } from "../../main/electron/setup/tray-presenter.ts";
 import { until } from "../harness/until.ts";
-import { card, entry, offline, T0 } from "../renderer/fixtures.ts";
+import { card, entry, need, offline, T0 } from "../renderer/fixtures.ts";
 import { ManualTimers } from "../unit/manual-timers.ts";
 import { fakeElectron, type FakeMenu } from "./fake-electron.ts";
 import { FakeDesk, FakeSettings } from "./setup-support.ts";
@@ -41,6 +41,7 @@ function setup(opts: SetupOptions = {}) {
     actions: {
       togglePopover: () => void actions.push("toggle"),
       openCard: (ref) => void actions.push(`open ${ref.sessionKey}`),
+      openNeed: (ref) => void actions.push(`need ${ref.gatewayId}/${ref.id}`),
       openSession: (ref) => void actions.push(`session ${ref.sessionKey}`),
       openDashboard: () => void actions.push("dashboard"),
       openSettings: () => void actions.push("settings"),
@@ -182,5 +183,47 @@ describe("tray presenter: theme, clicks and menu", () => {
     assert.equal(listeners(), 0);
     presenter.destroy();
     assert.equal(f.trays[0]!.destroyed, true);
+  });
+});
+
+describe("tray presenter: needs you", () => {
+  test("an approval on any Gateway shows the needs-you glyph and count ahead of every other state; its row opens the popover at it", () => {
+    const { desk, timers, f, actions } = setup({ platform: "darwin" });
+    desk.gateway("work", "Work");
+    // A paused card asks for a look, and the other Gateway is offline: needs you still comes first.
+    desk.putCard(entry({ sessionKey: "s:p", card: card({ sessionKey: "s:p", steps: [{ label: "Review", status: "paused" }] as never }) }));
+    desk.putNeed(need({ id: "appr-1", command: "uname -s" }));
+    desk.putNeed(
+      need({
+        gatewayId: "work",
+        id: "ask_7",
+        kind: "question",
+        command: null,
+        questions: [
+          {
+            questionId: "q1",
+            header: "Deploy",
+            question: "Ship it to production?",
+            options: [{ label: "Yes", description: null }],
+            multiSelect: false,
+            isOther: false,
+          },
+        ],
+      }),
+    );
+    timers.fireNext();
+    const tray = f.trays[0]!;
+    assert.match(tray.image, /needsTemplate\.png$/, "the needs-you glyph");
+    assert.equal(tray.title, "2 need you");
+    assert.equal(tray.tooltip, "Progress Desk — 2 need you");
+    tray.emit("right-click");
+    const menu = tray.poppedUp.at(-1) as FakeMenu;
+    assert.deepEqual(
+      menu.items.slice(0, 3).map((i) => i.label),
+      ["2 need you", "Home · Command approval: uname -s", "Work · Question: Ship it to production?"],
+      "needs-you rows head the menu",
+    );
+    (menu.items[2]!.click as () => void)();
+    assert.deepEqual(actions, ["need work/ask_7"]);
   });
 });

@@ -105,6 +105,16 @@ describe("windows: what the person sees", () => {
     assert.deepEqual(seen, ["card agent:main:a", "popover", "popover"]);
   });
 
+  test("a needs-you entry (tray row, notice click) opens the popover at it: #need=<its Gateway and id>", async () => {
+    const { windows, windowOf } = setup();
+    await windows.openNeed({ gatewayId: "home", id: "appr-1" });
+    const win = windowOf("popover")!;
+    assert.equal(win.visible, true);
+    const hash = win.urls.at(-1)!.split("#need=")[1];
+    assert.ok(hash, win.urls.at(-1));
+    assert.deepEqual(JSON.parse(decodeURIComponent(hash)), { gatewayId: "home", id: "appr-1" });
+  });
+
   test("the dashboard is kept on top when Settings say so, from creation and on every change", async () => {
     const { windows, settings, windowOf } = setup({ onTop: true });
     await windows.openPage("dashboard");

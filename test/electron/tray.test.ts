@@ -28,6 +28,8 @@ function model(overrides: Partial<TrayModel> = {}): TrayModel {
       { gatewayId: "attic", state: "connecting", label: "Attic: Connecting…", needsAction: false },
       { gatewayId: "cloud", state: "auth_failed", label: "Cloud: Sign-in failed — check the token", needsAction: true },
     ],
+    needs: [],
+    needCount: 0,
     ...overrides,
   };
 }
@@ -39,6 +41,7 @@ function recordingActions(): { actions: TrayActions; log: string[] } {
     actions: {
       togglePopover: () => log.push("togglePopover"),
       openCard: (ref) => log.push(`openCard ${ref.gatewayId}/${ref.sessionKey}`),
+      openNeed: (ref) => log.push(`openNeed ${ref.gatewayId}/${ref.id}`),
       openSession: (ref) => log.push(`openSession ${ref.gatewayId}/${ref.sessionKey}`),
       openDashboard: () => log.push("openDashboard"),
       openSettings: () => log.push("openSettings"),

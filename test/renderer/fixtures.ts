@@ -3,7 +3,7 @@
 // with run facts, so renderer tests check the product's derivation, not a copy of it.
 import { deriveCard } from "../../common/card.ts";
 import { kindOfKey } from "../../common/sessions.ts";
-import type { CardEntry, ConnectionState, ProgressCard, RunOutcome, SessionInfo, Step } from "../../common/model.ts";
+import type { CardEntry, ConnectionState, ProgressCard, RunOutcome, SessionInfo, Step, NeedEntry } from "../../common/model.ts";
 
 export const GW = "home";
 export const KEY = "agent:main:dashboard:3f0c";
@@ -104,6 +104,31 @@ export function offline(nextRetryAt: number, extra: Partial<Extract<ConnectionSt
     lastConnectedAt: null,
     restarting: false,
     advice: "Cannot reach the Gateway. Retrying in 5 s.",
+    ...extra,
+  };
+}
+
+/** An exec approval waiting on the person (as the core keeps it), on GW in KEY's session. */
+export function need(extra: Partial<NeedEntry> = {}): NeedEntry {
+  const id = extra.id ?? "appr-1";
+  return {
+    gatewayId: GW,
+    id,
+    kind: "exec",
+    sessionKey: KEY,
+    agentId: "main",
+    runId: "run-1",
+    toolCallId: "call-1",
+    command: "uname -s",
+    cwd: "/srv/project",
+    host: "gateway",
+    title: null,
+    description: null,
+    questions: [],
+    allowedDecisions: ["allow-once", "allow-always", "deny"],
+    arrivedAt: T0,
+    expiresAt: T0 + 30 * 60_000,
+    linkPath: `/approve/${id}`,
     ...extra,
   };
 }

@@ -68,6 +68,7 @@ const snapshot = (e: CardEntry): DeskSnapshot => ({
       cards: [e],
       boards: { widgets: [] } as never,
       activity: [],
+      needs: { answering: "off", advice: null, entries: [] },
     },
   ],
 });

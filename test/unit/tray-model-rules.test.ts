@@ -29,6 +29,7 @@ function gateway(id: string, cards: CardEntry[], extra: Partial<GatewaySnapshot>
     cards,
     boards: { widgets: [], updateRequired: false } as never,
     activity: [],
+    needs: { answering: "off", advice: null, entries: [] },
     ...extra,
   };
 }

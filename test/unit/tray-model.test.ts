@@ -2,8 +2,16 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MENU_LABEL_BUDGET, MENU_MAX_CARDS, TITLE_BUDGET, TrayTracker } from "../../main/core/tray-model.ts";
-import type { CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot, SessionActivity, SessionInfo } from "../../common/model.ts";
-import { card, connected, entry, offline, steps, T0 } from "../renderer/fixtures.ts";
+import type {
+  CardEntry,
+  ConnectionState,
+  DeskSnapshot,
+  GatewaySnapshot,
+  NeedEntry,
+  SessionActivity,
+  SessionInfo,
+} from "../../common/model.ts";
+import { card, connected, entry, need, offline, steps, T0 } from "../renderer/fixtures.ts";
 
 const NOW = T0 + 60_000;
 
@@ -23,6 +31,7 @@ function gateway(
     cards,
     boards: { widgets: [], updateRequired: false } as never,
     activity: [],
+    needs: { answering: "off", advice: null, entries: [] },
     ...extra,
   };
 }
@@ -290,5 +299,49 @@ describe("the keychain is unavailable (issue 8, finding 3)", () => {
       assert.equal(m.badge, 0);
       assert.doesNotMatch(m.tooltip, /keychain/);
     }
+  });
+});
+
+describe("needs you (an approval or a question waits on the person)", () => {
+  const needs = (entries: NeedEntry[]): Partial<GatewaySnapshot> => ({ needs: { answering: "off", advice: null, entries } });
+
+  test("ahead of every other state, across Gateways: the needs glyph, the count in title, tooltip and badge, a row per entry", () => {
+    const t = new TrayTracker({ disconnectDebounceMs: 0 });
+    const home = gateway(
+      "home",
+      [paused(cardOf("s:1", ["completed", "pending"]))],
+      connected(T0),
+      needs([need({ id: "a1", arrivedAt: T0 + 5 })]),
+    );
+    const work = gateway(
+      "work",
+      [],
+      offline(NOW + 5000),
+      needs([need({ gatewayId: "work", id: "a2", arrivedAt: T0, command: "make\u001b[2J deploy" })]),
+    );
+    const m = model(t, { ...snap(home, work), credentials: "unavailable" });
+    assert.equal(m.icon, "needs");
+    assert.equal(m.title, "2 need you");
+    assert.match(m.tooltip, /^Progress Desk — 2 need you/);
+    assert.equal(m.needCount, 2);
+    assert.equal(m.badge, 2 + 1 + 1, "the two entries, the keychain, the paused card");
+    assert.deepEqual(
+      m.needs.map((r) => [r.ref, r.label]),
+      [
+        [{ gatewayId: "work", id: "a2" }, "Work · Command approval: make␛[2J deploy"],
+        [{ gatewayId: "home", id: "a1" }, "Home · Command approval: uname -s"],
+      ],
+      "oldest first, labelled by Gateway, control characters shown as signs",
+    );
+    const allDown = model(t, snap(gateway("home", [], offline(NOW + 5000), needs([need()]))));
+    assert.equal(allDown.icon, "needs", "even with every Gateway down (the approval still waits there)");
+  });
+
+  test("one entry reads '1 needs you'; with the title off, the count stays in the tooltip and badge", () => {
+    const t = new TrayTracker();
+    const m = model(t, snap(gateway("home", [], connected(T0), needs([need()]))), NOW, false);
+    assert.equal(m.title, "");
+    assert.equal(m.tooltip, "Progress Desk — 1 needs you");
+    assert.equal(m.badge, 1);
   });
 });

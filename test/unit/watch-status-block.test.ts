@@ -37,6 +37,7 @@ function snapshot(cards: CardEntry[]): DeskSnapshot {
         cards,
         boards: { supported: true, pins: [] },
         activity: [],
+        needs: { answering: "off", advice: null, entries: [] },
       },
     ],
   };

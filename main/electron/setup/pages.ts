@@ -12,6 +12,8 @@ export type PagesContext = Pick<DeskServiceOptions, "desk" | "settings" | "disco
   ipcMain: Pick<IpcMain, "handle" | "removeHandler">;
   windows: Pick<Windows, "contents" | "isOurContents">;
   openPage: (page: Page, card?: CardRef) => Promise<void>;
+  /** Hides the popover (Escape in it). */
+  closePopover?: () => void;
   /** Opens a link in the system browser (the service has checked it is safe). */
   openExternal: (url: string) => Promise<void>;
   /** The person acted on this card from a page. */
@@ -33,6 +35,7 @@ export function setupPages(ctx: PagesContext): Pages {
       return true;
     },
     openPage: ctx.openPage,
+    ...(ctx.closePopover ? { closePopover: ctx.closePopover } : {}),
     ...(ctx.logger ? { logger: ctx.logger } : {}),
     ...(ctx.versions ? { versions: ctx.versions } : {}),
     ...(ctx.clientVersion !== undefined ? { clientVersion: ctx.clientVersion } : {}),

@@ -4,6 +4,7 @@
 // "keep on top" setting. Which contents are ours is what IPC trusts.
 import type { BrowserWindowConstructorOptions, Screen, WebContents } from "electron";
 import type { CardRef, Page, Settings } from "../../../common/contract.ts";
+import type { NeedRef } from "../../../common/model.ts";
 import { PageWindowController, type PageWindow } from "../page-window.ts";
 import { PopoverController, type PopoverWindow, type Schedule } from "../popover.ts";
 import type { WindowFrames } from "../store-backend.ts";
@@ -39,6 +40,8 @@ export type Windows = {
   settingsWindow: PageWindowController;
   /** Opens a page; the popover may open on one card, which the person then has seen. */
   openPage(page: Page, card?: CardRef): Promise<void>;
+  /** Opens the popover at a needs-you entry (tray row, notice click). */
+  openNeed(need: NeedRef): Promise<void>;
   /** The contents of every open window, for events. */
   contents(): ShellWindow["webContents"][];
   /** True for the contents of one of our open windows (IPC answers only these). */
@@ -124,6 +127,7 @@ export function setupWindows(ctx: WindowsContext): Windows {
       }
       return (page === "dashboard" ? dashboard : settingsWindow).open();
     },
+    openNeed: (need) => popover.show(need),
     contents: () => [...open].map((w) => w.webContents),
     isOurContents: (contents) => [...open].some((w) => (w.webContents as unknown) === contents),
     dispose() {

@@ -47,6 +47,7 @@ function snapshotOf(e: CardEntry, connection: ConnectionState = connected(T0), a
         cards: [e],
         boards: { supported: true, pins: [] },
         activity,
+        needs: { answering: "off", advice: null, entries: [] },
       },
     ],
   };

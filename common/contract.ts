@@ -34,7 +34,8 @@ export type CardRef = Static<typeof CardRefSchema>;
 /** A needs-you entry: its Gateway and its approval or question id (common/model.ts NeedRef). */
 export const NeedRefSchema = Type.Object(
   { gatewayId: Type.String({ maxLength: 200 }), id: Type.String({ maxLength: 512 }) },
-  { refusal: "need must be {gatewayId, id}" },
+  // Exactly these two: the core finds the entry and builds every link from it, so a page has nothing else to say.
+  { additionalProperties: false, refusal: "need must be {gatewayId, id}" },
 );
 
 export const PageSchema = Type.Union([Type.Literal("popover"), Type.Literal("dashboard"), Type.Literal("settings")]);

@@ -170,6 +170,10 @@ describe("the page contract", () => {
       ["constructor", []],
       ["__proto__", []],
       ["dismiss", "not a list"],
+      ["openNeed", [{ gatewayId: "g" }]],
+      ["openNeed", [{ gatewayId: "g", id: 5 }]],
+      ["openNeed", [{ gatewayId: "g", id: "a", url: "https://evil.example" }]],
+      ["closePopover", [true]],
     ];
     for (const [m, a] of bad)
       assert.throws(
@@ -177,7 +181,7 @@ describe("the page contract", () => {
         (e: unknown) => isDeskError(e, "BAD_REQUEST"),
         `${m} ${JSON.stringify(a)}`,
       );
-    assert.equal(DESK_METHODS.length, 12);
+    assert.equal(DESK_METHODS.length, 14);
   });
 
   test("only http, https and mailto links open", () => {

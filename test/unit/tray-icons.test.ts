@@ -66,8 +66,8 @@ test("decodePng undoes all five PNG filter types", () => {
   assert.deepEqual(image.data, rgba);
 });
 
-test("the states are the tray model's five, each with an SVG source", () => {
-  assert.deepEqual([...TRAY_ICON_STATES], ["idle", "working", "ready", "attention", "disconnected"]);
+test("the states are the tray model's six, each with an SVG source", () => {
+  assert.deepEqual([...TRAY_ICON_STATES], ["idle", "working", "ready", "attention", "needs", "disconnected"]);
   for (const state of TRAY_ICON_STATES) assert.ok(existsSync(join(assets, "tray", "src", `${state}.svg`)), `${state}.svg`);
 });
 

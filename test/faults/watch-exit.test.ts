@@ -95,7 +95,10 @@ describe("watch: a Gateway's words on stderr are data", () => {
       cleanups.push(() => fake.close());
       const r = await watchUntilExit(fake.url);
       assert.equal(r.status, 4, `stderr: ${r.stderr}`);
-      assert.match(r.stderr, /openclaw devices approve req-1` within 5 minutes/);
+      assert.match(r.stderr, /asks to approve a scope upgrade\./);
+      // An id carrying escape sequences is no plain word: no approve command is built from it.
+      assert.match(r.stderr, /run `openclaw devices list` and approve device/);
+      assert.doesNotMatch(r.stderr, /devices approve req/);
       // eslint-disable-next-line no-control-regex -- the point of the check
       assert.doesNotMatch(r.stderr, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/, JSON.stringify(r.stderr));
     },

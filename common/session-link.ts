@@ -8,8 +8,8 @@ const AGENT_KEY = /^agent:([^:]+):/;
 /** Agent ids the Control UI route accepts (one path segment, no escaping needed). */
 const SAFE_AGENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** The session's Control UI chat page, or null where no route can be built. */
-export function sessionLink(gatewayUrl: string, sessionKey: string): string | null {
+/** `http(s)://host:port` of the Control UI on a Gateway (ws → http, wss → https), or null. */
+function controlUiOrigin(gatewayUrl: string): string | null {
   let url: URL;
   try {
     url = new URL(gatewayUrl);
@@ -17,14 +17,20 @@ export function sessionLink(gatewayUrl: string, sessionKey: string): string | nu
     return null;
   }
   const scheme = url.protocol === "ws:" ? "http:" : url.protocol === "wss:" ? "https:" : null;
-  if (!scheme || !url.host) return null;
+  return scheme && url.host ? `${scheme}//${url.host}` : null;
+}
+
+/** The session's Control UI chat page, or null where no route can be built. */
+export function sessionLink(gatewayUrl: string, sessionKey: string): string | null {
+  const origin = controlUiOrigin(gatewayUrl);
+  if (!origin) return null;
   const uuid = TRAILING_UUID.exec(sessionKey);
   // The UUID must be the key's own last segment, not the tail of a longer token.
   if (!uuid || (uuid.index > 0 && sessionKey[uuid.index - 1] !== ":")) return null;
   const agentId = AGENT_KEY.exec(sessionKey)?.[1] ?? "main";
   if (!SAFE_AGENT.test(agentId)) return null;
   const hex = uuid.slice(1).join("").toLowerCase();
-  return `${scheme}//${url.host}/chat/${agentId}/${hex}`;
+  return `${origin}/chat/${agentId}/${hex}`;
 }
 
 /** The link of a card's session on its own Gateway (by id among `gateways`), or null. */
@@ -41,15 +47,9 @@ export function cardSessionLink(
  * `/ask/<id>`): the Gateway's scheme and host only, never its credentials, query or fragment.
  */
 export function controlUiLink(gatewayUrl: string, path: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(gatewayUrl);
-  } catch {
-    return null;
-  }
-  const scheme = url.protocol === "ws:" ? "http:" : url.protocol === "wss:" ? "https:" : null;
-  if (!scheme || !url.host || !/^\/[A-Za-z0-9._~%/-]*$/.test(path)) return null;
-  return `${scheme}//${url.host}${path}`;
+  const origin = controlUiOrigin(gatewayUrl);
+  if (!origin || !/^\/[A-Za-z0-9._~%/-]*$/.test(path)) return null;
+  return `${origin}${path}`;
 }
 
 /**

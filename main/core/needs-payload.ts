@@ -21,7 +21,8 @@ export function needLinkPath(kind: NeedKind, id: string): string {
   return `${kind === "question" ? "/ask/" : "/approve/"}${encodeURIComponent(id)}`;
 }
 
-function blank(gatewayId: string, id: string, kind: NeedKind, now: number): NeedEntry {
+/** An entry with nothing known yet but its Gateway, id and kind: the builders fill in what a payload says. */
+export function blankEntry(gatewayId: string, id: string, kind: NeedKind, now: number): NeedEntry {
   return {
     gatewayId,
     id,
@@ -52,7 +53,7 @@ export function approvalEntry(gatewayId: string, kind: "exec" | "plugin", payloa
   const id = str(payload.id);
   if (id === null) return null;
   const request: Obj = isObj(payload.request) ? payload.request : {};
-  const entry = blank(gatewayId, id, kind, time(payload.createdAtMs) ?? now);
+  const entry = blankEntry(gatewayId, id, kind, time(payload.createdAtMs) ?? now);
   entry.expiresAt = time(payload.expiresAtMs);
   entry.sessionKey = text(request.sessionKey);
   entry.agentId = text(request.agentId);
@@ -97,7 +98,7 @@ export function questionEntry(gatewayId: string, payload: unknown, now: number):
   const id = str(payload.id);
   if (id === null) return null;
   if (payload.status !== undefined && payload.status !== "pending") return null;
-  const entry = blank(gatewayId, id, "question", time(payload.createdAtMs) ?? now);
+  const entry = blankEntry(gatewayId, id, "question", time(payload.createdAtMs) ?? now);
   entry.expiresAt = time(payload.expiresAtMs);
   entry.sessionKey = text(payload.sessionKey);
   entry.agentId = text(payload.agentId);

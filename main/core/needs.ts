@@ -4,7 +4,7 @@
 // leaves a record with its outcome (needs-record.ts). Pure: the caller feeds events and
 // list results, and passes the clock.
 import type { NeedEntry, NeedEvent, NeedKind, NeedOutcome, NeedsAnswering, NeedsState } from "../../common/model.ts";
-import { approvalEntry, lifecycleSignal, needLinkPath, questionEntry, resolution } from "./needs-payload.ts";
+import { approvalEntry, blankEntry, lifecycleSignal, questionEntry, resolution } from "./needs-payload.ts";
 import { NeedsRecord, outcomeOfDecision, outcomeText, recordOf } from "./needs-record.ts";
 
 /** Pending entries kept per Gateway, whatever a Gateway sends (the oldest go first). */
@@ -157,23 +157,11 @@ export class NeedsBook {
     if (existing) return; // the listed approval says more than the lifecycle event
     this.put(
       {
-        gatewayId,
-        id: signal.approvalId,
-        kind: "waiting",
+        ...blankEntry(gatewayId, signal.approvalId, "waiting", now),
         sessionKey: signal.sessionKey,
         agentId: signal.agentId,
         runId: signal.runId,
         toolCallId: signal.toolCallId,
-        command: null,
-        cwd: null,
-        host: null,
-        title: null,
-        description: null,
-        questions: [],
-        allowedDecisions: [],
-        arrivedAt: now,
-        expiresAt: null,
-        linkPath: needLinkPath("waiting", signal.approvalId),
       },
       now,
     );

@@ -8,7 +8,7 @@
 import Type, { type Static, type TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { CredentialStorage } from "./credential-storage.ts";
-import type { ActivityMode, DeskChange, DeskSnapshot, DismissResult, RefreshState } from "./model.ts";
+import type { ActivityMode, DeskChange, DeskSnapshot, DismissResult, NeedRecord, RefreshState } from "./model.ts";
 import { DeskError, ERROR_CODES } from "./errors.ts";
 import { SettingsPatchSchema, SettingsSchema } from "./settings-schema.ts";
 import type { GatewaySettingsView, Milestone, Settings, SettingsPatch } from "./settings-schema.ts";
@@ -36,6 +36,34 @@ export const NeedRefSchema = Type.Object(
   { gatewayId: Type.String({ maxLength: 200 }), id: Type.String({ maxLength: 512 }) },
   // Exactly these two: the core finds the entry and builds every link from it, so a page has nothing else to say.
   { additionalProperties: false, refusal: "need must be {gatewayId, id}" },
+);
+
+/**
+ * The person's answer to a needs-you entry (common/model.ts NeedAnswer): a decision, the
+ * chosen labels per question id, or cancelling a question. Strict: the core checks every
+ * value against the entry it holds (main/core/needs-answer.ts).
+ */
+export const NeedAnswerSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        kind: Type.Union([Type.Literal("exec"), Type.Literal("plugin")]),
+        decision: Type.Union([Type.Literal("allow-once"), Type.Literal("allow-always"), Type.Literal("deny")]),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal("question"),
+        answers: Type.Record(Type.String({ maxLength: 128 }), Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 25 }), {
+          maxProperties: 20,
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object({ kind: Type.Literal("question"), cancel: Type.Literal(true) }, { additionalProperties: false }),
+  ],
+  { refusal: "answer must be {kind, decision}, {kind: question, answers} or {kind: question, cancel: true}" },
 );
 
 export const PageSchema = Type.Union([Type.Literal("popover"), Type.Literal("dashboard"), Type.Literal("settings")]);
@@ -125,6 +153,16 @@ export const DESK_VERBS = {
    * is gone or has no page.
    */
   openNeed: verb({ args: [NeedRefSchema], result: Type.Boolean(), usage: "openNeed({gatewayId, id})" }),
+  /**
+   * Answers a needs-you entry where this desk answers on its Gateway (Y13): the popover's and
+   * the dashboard's alone. The entry, its kind and the decision or question answers are checked
+   * against the entry the core holds; the result is the record it left.
+   */
+  answerNeed: verb({
+    args: [NeedRefSchema, NeedAnswerSchema],
+    result: made<NeedRecord>(),
+    usage: "answerNeed({gatewayId, id}, {kind, decision} | {kind: question, answers} | {kind: question, cancel: true})",
+  }),
   /** Hides the popover (Escape in it): closing is never an answer to anything. Nothing where there is no popover window. */
   closePopover: verb({ args: [], result: Type.Void(), usage: "closePopover()" }),
 } satisfies { [M in DeskMethod]: AnyVerb };
@@ -164,6 +202,12 @@ const badRequest = (message: string): DeskError => new DeskError(ERROR_CODES.bad
 
 /** Verbs only the Settings page may call. */
 export const SETTINGS_ONLY_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod>(["saveGateway", "removeGateway", "copyDiagnostics"]);
+/**
+ * Verbs only the popover and the dashboard may call: an answer is given where the entry is
+ * shown whole (Y14), never from Settings, a notification or the tray.
+ */
+export const ANSWER_PAGE_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod>(["answerNeed"]);
+const ANSWER_PAGES: ReadonlySet<string> = new Set<Page>(["popover", "dashboard"]);
 /** Settings only the Settings page may change (updateSettings patches that name them are refused elsewhere). */
 export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyof SettingsPatch>(["launchAtLogin", "popoverShortcut"]);
 
@@ -174,6 +218,9 @@ export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyo
  */
 export function forbiddenReason(method: string, args: readonly unknown[], caller: unknown): string | null {
   if (typeof caller !== "string" || !PAGES.has(caller)) return "the calling page is not known";
+  if (ANSWER_PAGE_METHODS.has(method as DeskMethod) && !ANSWER_PAGES.has(caller)) {
+    return `${method} is only accepted from the popover and the dashboard (asked by the ${caller})`;
+  }
   if (caller === "settings") return null;
   if (SETTINGS_ONLY_METHODS.has(method as DeskMethod)) return `${method} is only accepted from the Settings page (asked by the ${caller})`;
   if (method === "updateSettings") {

@@ -361,5 +361,19 @@ export type NeedsState = {
 /** Which needs-you entry: its Gateway and its id (the approval or question id). */
 export type NeedRef = { gatewayId: string; id: string };
 
-/** One entry's change, in order: `resolved` carries the record it left. */
-export type NeedEvent = { kind: "arrived" | "updated"; entry: NeedEntry } | { kind: "resolved"; entry: NeedEntry; record: NeedRecord };
+/**
+ * One entry's change, in order: `resolved` carries the record it left, and `answeredHere`
+ * when the person answered it in this desk (no notice is due for it, ever).
+ */
+export type NeedEvent =
+  { kind: "arrived" | "updated"; entry: NeedEntry } | { kind: "resolved"; entry: NeedEntry; record: NeedRecord; answeredHere: boolean };
+
+/**
+ * The person's answer to a pending entry (Y13): a decision for an approval, the chosen
+ * labels (or an own answer where `isOther`) per question id, or cancelling a question.
+ * `kind` must be the entry's own: the core checks every field against the entry it holds.
+ */
+export type NeedAnswer =
+  | { kind: "exec" | "plugin"; decision: NeedDecision }
+  | { kind: "question"; answers: Record<string, string[]> }
+  | { kind: "question"; cancel: true };

@@ -18,6 +18,7 @@ export const DESK_METHODS = Object.freeze([
   "copyDiagnostics",
   "openSession",
   "openNeed",
+  "answerNeed",
   "closePopover",
 ] as const);
 export type DeskMethod = (typeof DESK_METHODS)[number];

@@ -7,7 +7,7 @@ import type { CardRef, DeskEvent, DeskHandlers, DeskMethod, Page, Settings } fro
 import { DeskError, ERROR_CODES, isDeskError } from "../../common/errors.ts";
 import type { ProgressDesk, GatewayConfig } from "./desk.ts";
 import { diagnosticsText } from "./diagnostics.ts";
-import type { NeedRef } from "../../common/model.ts";
+import type { NeedAnswer, NeedRef } from "../../common/model.ts";
 import { cardSessionLink, needPageLink } from "../../common/session-link.ts";
 import { discoveredGateway, type Discovered } from "./discovery.ts";
 import { silentLogger, type Logger } from "./logger.ts";
@@ -146,6 +146,7 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     },
     openSession,
     openNeed,
+    answerNeed: (need, answer) => desk.answerNeed(need, answer as NeedAnswer),
     closePopover: () => opts.closePopover?.(),
   };
 

@@ -11,10 +11,24 @@ import { GatewayConnection, type ClientFactory } from "./connection.ts";
 import type { BackoffPolicy } from "./backoff.ts";
 import { DeskError, ERROR_CODES } from "../../common/errors.ts";
 import { gatewayIdForUrl, type GatewayCredentials } from "./discovery.ts";
-import type { CardEntry, DeskChange, DeskSnapshot, DismissResult, GatewaySnapshot, RefreshState, Unsubscribe } from "../../common/model.ts";
+import type {
+  CardEntry,
+  DeskChange,
+  DeskSnapshot,
+  DismissResult,
+  GatewaySnapshot,
+  NeedAnswer,
+  NeedRecord,
+  NeedRef,
+  RefreshState,
+  Unsubscribe,
+} from "../../common/model.ts";
+import { errorFacts } from "./connection-state.ts";
+import { truncate } from "../../common/truncate.ts";
 import type { CredentialVault } from "./vault.ts";
 import { fallbackLogger, type Logger } from "./logger.ts";
 import { NeedsBook } from "./needs.ts";
+import { answerRequest, appliedOutcome, NeedAnswerRefused } from "./needs-answer.ts";
 import { NeedsRecord } from "./needs-record.ts";
 import { NeedsSync } from "./needs-sync.ts";
 
@@ -109,6 +123,8 @@ export class ProgressDesk {
   private readonly needsRecord: { record: NeedsRecord; flush(): void };
   private readonly needs: NeedsBook;
   private needsExpiry: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
+  /** Entries with an answer on its way to the Gateway (one answer at a time per entry). */
+  private readonly answering = new Set<string>();
 
   constructor(opts: DeskOptions) {
     this.opts = opts;
@@ -372,6 +388,40 @@ export class ProgressDesk {
   needsState(gatewayId: string) {
     this.member(gatewayId);
     return this.needs.state(gatewayId);
+  }
+
+  /**
+   * Answers a pending entry (Y13, Y14): the answer is checked against the entry this core
+   * holds, sent as the one Gateway request that carries it, and the entry leaves with its
+   * record once the Gateway applied it. Refused (NeedAnswerRefused) when the entry is gone,
+   * this desk does not answer on its Gateway, the answer does not fit the entry, the same
+   * entry is being answered already, or the Gateway did not apply it (then the lists are read
+   * again, so an entry answered elsewhere leaves with its outcome).
+   */
+  async answerNeed(ref: NeedRef, answer: NeedAnswer): Promise<NeedRecord> {
+    const m = this.member(ref.gatewayId);
+    const request = answerRequest(this.needs.entry(ref.gatewayId, ref.id), this.needs.state(ref.gatewayId).answering, answer);
+    const key = `${ref.gatewayId}\u0000${ref.id}`;
+    if (this.answering.has(key)) throw new NeedAnswerRefused("This request is being answered already.");
+    this.answering.add(key);
+    try {
+      let reply: unknown;
+      try {
+        reply = await m.connection.request<unknown>(request.method, request.params);
+      } catch (err) {
+        void m.needs.onGap();
+        throw new NeedAnswerRefused(`The Gateway did not take the answer: ${truncate(errorFacts(err).message, 300)}`, { cause: err });
+      }
+      const outcome = appliedOutcome(request, reply);
+      const record = outcome === null ? null : this.needs.answeredHere(ref.gatewayId, ref.id, outcome);
+      if (record === null) {
+        void m.needs.onGap();
+        throw new NeedAnswerRefused("The Gateway did not apply the answer: the request was answered elsewhere or has expired.");
+      }
+      return record;
+    } finally {
+      this.answering.delete(key);
+    }
   }
 
   /** The ended needs-you entries, oldest first (the last 200, Y5). */

@@ -3,9 +3,12 @@
 // (always). An entry leaves when it is resolved anywhere, expires, or its run ends, and
 // leaves a record with its outcome (needs-record.ts). Pure: the caller feeds events and
 // list results, and passes the clock.
-import type { NeedEntry, NeedEvent, NeedKind, NeedOutcome, NeedsAnswering, NeedsState } from "../../common/model.ts";
+import type { NeedEntry, NeedEvent, NeedKind, NeedOutcome, NeedRecord, NeedsAnswering, NeedsState } from "../../common/model.ts";
 import { approvalEntry, blankEntry, lifecycleSignal, questionEntry, resolution } from "./needs-payload.ts";
 import { NeedsRecord, outcomeOfDecision, outcomeText, recordOf } from "./needs-record.ts";
+
+/** How the record names an answer given here (the Gateway knows this desk by the same display name). */
+export const THIS_DESK = "Progress Desk";
 
 /** Pending entries kept per Gateway, whatever a Gateway sends (the oldest go first). */
 export const MAX_NEEDS_PER_GATEWAY = 500;
@@ -115,6 +118,15 @@ export class NeedsBook {
     }
   }
 
+  /**
+   * The person answered this entry here and the Gateway applied it: it leaves now, recorded
+   * as answered in Progress Desk (the Gateway's own resolution, when it comes, finds it gone).
+   */
+  answeredHere(gatewayId: string, id: string, outcome: NeedOutcome): NeedRecord | null {
+    this.resolve(gatewayId, id, outcome, THIS_DESK, this.opts.now(), true);
+    return this.record.find(gatewayId, id);
+  }
+
   /** Entries past their expiry leave as expired (the Gateway denies them). */
   expire(): void {
     const now = this.opts.now();
@@ -187,7 +199,7 @@ export class NeedsBook {
     this.opts.onChange(entry.gatewayId, { kind: "arrived", entry: structuredClone(entry) });
   }
 
-  private resolve(gatewayId: string, id: string, outcome: NeedOutcome, resolvedBy: string | null, now: number): void {
+  private resolve(gatewayId: string, id: string, outcome: NeedOutcome, resolvedBy: string | null, now: number, answeredHere = false): void {
     const g = this.gateways.get(gatewayId);
     const entry = g?.entries.get(id);
     if (!g || !entry) return;
@@ -195,7 +207,7 @@ export class NeedsBook {
     g.seenAt.delete(id);
     const record = recordOf(entry, outcome, resolvedBy, now);
     this.record.add(record);
-    this.opts.onChange(gatewayId, { kind: "resolved", entry: structuredClone(entry), record });
+    this.opts.onChange(gatewayId, { kind: "resolved", entry: structuredClone(entry), record, answeredHere });
   }
 
   private gateway(gatewayId: string): Gateway {

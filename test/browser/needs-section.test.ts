@@ -261,7 +261,7 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
       type: "needs",
       gatewayId: FAKE_GW,
       needs: { answering: "off", advice: null, entries: [] },
-      event: { kind: "resolved", entry, record },
+      event: { kind: "resolved", entry, record, answeredHere: false },
     });
     await page.locator("li.resolved").waitFor(WAIT);
     assert.equal(await page.locator("li.need").count(), 0);

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { WebSocket as NodeWebSocket } from "ws";
-import { DESK_METHODS, channelFor } from "../../common/contract.ts";
+import { ANSWER_PAGE_METHODS, DESK_METHODS, channelFor } from "../../common/contract.ts";
 import type { CardRef, DeskApi, DeskEvent, DeskHandlers, DeskMethod, VerbArgs } from "../../common/contract.ts";
 import { buildDeskApi, type DeskTransport } from "../../common/desk-proxy.ts";
 import type { DeskChange } from "../../common/model.ts";
@@ -44,6 +44,10 @@ const VALID: { [M in DeskMethod]: VerbArgs<M> } = {
   copyDiagnostics: [],
   openSession: [card],
   openNeed: [{ gatewayId: "home", id: "appr-1" }],
+  answerNeed: [
+    { gatewayId: "home", id: "appr-1" },
+    { kind: "exec", decision: "allow-once" },
+  ],
   closePopover: [],
 };
 
@@ -75,6 +79,33 @@ const INVALID: Record<DeskMethod, unknown[][]> = {
   copyDiagnostics: [["extra"]],
   openSession: [[], [{ gatewayId: "home" }], [{ ...card, sessionKey: 7 }], [card, "extra"]],
   openNeed: [[], [{ gatewayId: "home" }], [{ gatewayId: "home", id: 7 }], [{ gatewayId: "home", id: "x".repeat(513) }]],
+  answerNeed: [
+    [{ gatewayId: "home", id: "appr-1" }],
+    [
+      { gatewayId: "home", id: "appr-1" },
+      { kind: "exec", decision: "allow-forever" },
+    ],
+    [
+      { gatewayId: "home", id: "appr-1" },
+      { kind: "waiting", decision: "deny" },
+    ],
+    [
+      { gatewayId: "home", id: "appr-1" },
+      { kind: "exec", decision: "deny", confirmed: true },
+    ],
+    [
+      { gatewayId: "home", id: "ask-1" },
+      { kind: "question", cancel: false },
+    ],
+    [
+      { gatewayId: "home", id: "ask-1" },
+      { kind: "question", answers: { colour: "Red" } },
+    ],
+    [
+      { gatewayId: "home", id: "appr-1", decision: "deny" },
+      { kind: "exec", decision: "deny" },
+    ],
+  ],
   closePopover: [["now"]],
 };
 
@@ -93,6 +124,19 @@ const RESULTS: { [M in DeskMethod]: Awaited<ReturnType<DeskApi[M]>> } = {
   copyDiagnostics: { text: "Progress Desk 1.2.3 on linux\n", copied: true },
   openSession: false,
   openNeed: true,
+  answerNeed: {
+    gatewayId: "home",
+    id: "appr-1",
+    kind: "exec",
+    sessionKey: null,
+    agentId: null,
+    summary: "uname -s",
+    arrivedAt: 1,
+    endedAt: 2,
+    outcome: "allowed-once",
+    resolvedBy: "Progress Desk",
+    text: "allowed once in Progress Desk",
+  },
   closePopover: undefined,
 };
 
@@ -122,14 +166,14 @@ function recordingService(): { service: DeskService; calls: Recorded[]; emit(eve
   return { service, calls, emit: (event) => listeners.forEach((l) => l(event)) };
 }
 
-/** Electron: registerIpc on the kit's FAKE ipcMain; a FAKE ipcRenderer in the Settings window's top frame. */
-function electronTransport(service: DeskService) {
+/** Electron: registerIpc on the kit's FAKE ipcMain; a FAKE ipcRenderer in the top frame of `page`'s window. */
+function electronTransport(service: DeskService, page: "settings" | "popover" = "settings") {
   const dataDir = mkdtempSync(join(tmpdir(), "pd-round-trip-"));
   const f = fakeElectron({ dataDir, env: {} });
   const contents = new FakeWebContents();
   registerIpc({ ipcMain: f.deps.ipcMain, service, isOurContents: (c) => c === (contents as unknown) });
   const eventListeners = new Set<(event: unknown, payload: unknown) => void>();
-  const frame = { url: "app://desk/settings.html", parent: null };
+  const frame = { url: `app://desk/${page}.html`, parent: null };
   const ipcRenderer: IpcRendererLike = {
     async invoke(channel, ...args) {
       // Electron copies arguments and results with the structured clone algorithm.
@@ -169,22 +213,33 @@ for (const transportName of ["Electron IPC", "host WebSocket"] as const) {
     let raw: (method: DeskMethod, args: unknown[]) => Promise<unknown>;
     let deliver: (event: DeskEvent) => void;
     let cleanup: () => void | Promise<void>;
+    /** The popover's api: answering is its verb (and the dashboard's), not the Settings page's. */
+    let popoverApi: DeskApi;
 
     before(async () => {
       recorder = recordingService();
       if (transportName === "Electron IPC") {
         const e = electronTransport(recorder.service);
-        ({ api, raw, cleanup } = e);
+        const popover = electronTransport(recorder.service, "popover");
+        ({ api, raw } = e);
+        popoverApi = popover.api;
+        cleanup = () => {
+          e.cleanup();
+          popover.cleanup();
+        };
         deliver = e.deliver;
       } else {
         const host: Host = await startHost({ service: recorder.service, pagesDir, log: () => {} });
         const transport = hostTransport(new URL(host.settingsUrl), socketFrom(host.settingsOrigin));
+        const popoverTransport = hostTransport(new URL(host.url), socketFrom(host.origin));
         // No local verbs: every one goes over the socket (a browser page keeps two at home, below).
         api = buildDeskApi(transport);
+        popoverApi = buildDeskApi(popoverTransport);
         raw = (method, args) => (transport as DeskTransport).invoke(method, args);
         deliver = recorder.emit;
         cleanup = async () => {
           transport.close();
+          popoverTransport.close();
           await host.close();
         };
       }
@@ -194,10 +249,21 @@ for (const transportName of ["Electron IPC", "host WebSocket"] as const) {
     test("every verb arrives at its own handler with the arguments sent, and its result comes back", async () => {
       for (const method of DESK_METHODS) {
         recorder.calls.length = 0;
-        const result = await (api[method] as (...args: unknown[]) => Promise<unknown>)(...VALID[method]);
+        const caller = ANSWER_PAGE_METHODS.has(method) ? popoverApi : api;
+        const result = await (caller[method] as (...args: unknown[]) => Promise<unknown>)(...VALID[method]);
         assert.deepEqual(recorder.calls, [{ method, args: VALID[method] }], method);
         assert.deepEqual(result, RESULTS[method] ?? null, `${method}: the handler's result (nothing comes back as null)`);
       }
+    });
+
+    test("answering from the Settings page is refused FORBIDDEN before any handler runs (Y14)", async () => {
+      recorder.calls.length = 0;
+      await assert.rejects(api.answerNeed(...VALID.answerNeed), (err: { code?: unknown; message?: unknown }) => {
+        assert.equal(err.code, "FORBIDDEN");
+        assert.match(String(err.message), /answerNeed is only accepted from the popover and the dashboard \(asked by the settings\)/);
+        return true;
+      });
+      assert.deepEqual(recorder.calls, []);
     });
 
     test("a left-out optional argument (undefined, as a page passes it on) stays left out", async () => {

@@ -14,7 +14,7 @@ test("an unknown or non-text caller is refused for every verb", () => {
   }
 });
 
-test("the Settings page may call every verb with every setting", () => {
+test("the Settings page may call every verb but answering, with every setting", () => {
   assert.equal(forbiddenReason("saveGateway", [gateway], "settings"), null);
   assert.equal(forbiddenReason("removeGateway", ["gw1"], "settings"), null);
   assert.equal(forbiddenReason("updateSettings", [{ launchAtLogin: true, popoverShortcut: "Alt+P" }], "settings"), null);
@@ -50,5 +50,21 @@ test("other verbs are open to every known page", () => {
     assert.equal(forbiddenReason("dismiss", [card, 1, true], caller), null);
     assert.equal(forbiddenReason("openPage", ["settings"], caller), null);
     assert.equal(forbiddenReason("retryConnection", ["gw1"], caller), null);
+  }
+});
+
+test("answering a needs-you entry is the popover's and the dashboard's alone (Y14): Settings and unknown callers are refused", () => {
+  const args = [
+    { gatewayId: "g", id: "appr-1" },
+    { kind: "exec", decision: "allow-once" },
+  ];
+  assert.equal(forbiddenReason("answerNeed", args, "popover"), null);
+  assert.equal(forbiddenReason("answerNeed", args, "dashboard"), null);
+  assert.equal(
+    forbiddenReason("answerNeed", args, "settings"),
+    "answerNeed is only accepted from the popover and the dashboard (asked by the settings)",
+  );
+  for (const caller of ["notification", "tray", undefined]) {
+    assert.equal(forbiddenReason("answerNeed", args, caller), "the calling page is not known", String(caller));
   }
 });

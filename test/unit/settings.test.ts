@@ -173,6 +173,13 @@ describe("the page contract", () => {
       ["openNeed", [{ gatewayId: "g" }]],
       ["openNeed", [{ gatewayId: "g", id: 5 }]],
       ["openNeed", [{ gatewayId: "g", id: "a", url: "https://evil.example" }]],
+      [
+        "answerNeed",
+        [
+          { gatewayId: "g", id: "a" },
+          { kind: "exec", decision: "allow-once", command: "rm -rf /" },
+        ],
+      ],
       ["closePopover", [true]],
     ];
     for (const [m, a] of bad)
@@ -181,7 +188,7 @@ describe("the page contract", () => {
         (e: unknown) => isDeskError(e, "BAD_REQUEST"),
         `${m} ${JSON.stringify(a)}`,
       );
-    assert.equal(DESK_METHODS.length, 14);
+    assert.equal(DESK_METHODS.length, 15);
   });
 
   test("only http, https and mailto links open", () => {

@@ -57,7 +57,7 @@ function questionAnswers(entry: NeedEntry, given: Record<string, string[]>): Rec
   const out: Record<string, string[]> = {};
   for (const q of entry.questions) {
     const name = q.header || q.question;
-    const values = Object.hasOwn(given, q.questionId) ? given[q.questionId]! : [];
+    const values = (Object.hasOwn(given, q.questionId) ? given[q.questionId] : undefined) ?? [];
     const labels = new Set(q.options.map((o) => o.label));
     const chosen: string[] = [];
     for (const raw of values) {

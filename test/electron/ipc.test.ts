@@ -109,7 +109,10 @@ const ARGS: Record<DeskMethod, unknown[]> = {
   copyDiagnostics: [],
   openSession: [card],
   openNeed: [{ gatewayId: "home", id: "appr-1" }],
-  answerNeed: [{ gatewayId: "home", id: "appr-1" }, { kind: "exec", decision: "deny" }],
+  answerNeed: [
+    { gatewayId: "home", id: "appr-1" },
+    { kind: "exec", decision: "deny" },
+  ],
   closePopover: [],
 };
 

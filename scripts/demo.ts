@@ -2,7 +2,8 @@
 // scripted model, real agent turns on five sessions so the agents write their own cards, and the
 // Progress Desk browser host showing them live. Steps are a few seconds apart (the card history
 // uses the desk's real clock), so cards show durations ("5 s"), the long migration card an
-// estimate of what is left, and the dashboard (every demo card pinned) their timelines.
+// estimate of what is left, and the dashboard (every demo card pinned) their timelines. Last,
+// an agent stops for the person's approval of a command, shown in "Needs you" until answered.
 // Runs until Ctrl-C.
 //   --once  exit after the story (for testing)
 //   --fast  no pacing delays
@@ -267,16 +268,76 @@ async function storyD(): Promise<string> {
   return key;
 }
 
+// F: the agent needs to run a command and waits for the person's approval: the tray and the
+// popover say "Needs you" with the exact command; "Allow once" in the popover lets the run go on
+// and finish. With --once nobody is there to click, so the demo answers through the same core
+// verb the popover calls, after showing the entry for a moment.
+async function storyF(): Promise<string> {
+  const key = await session("Check the build host");
+  const names = ["Check the build host", "Report the platform"];
+  const command = "uname -s";
+  say(`F · Check the build host: the agent wants to run \`${command}\` and waits for your approval`);
+  const desk = testHost().desk;
+  const [gatewayId = ""] = desk.gatewayIds();
+  const answered = new Promise<void>((resolve) => {
+    const reminder = setInterval(() => say(`F · still waiting: press “Allow once” in the popover (${testHost().host.url})`), 60_000);
+    const off = desk.subscribe((c) => {
+      if (c.type !== "needs" || c.event === null) return;
+      const { entry } = c.event;
+      if (entry.sessionKey !== key || entry.kind !== "exec") return;
+      if (c.event.kind === "arrived") {
+        say(`F · Needs you: "${entry.command ?? ""}" — open the popover and press Allow once (⌘↩)`);
+        if (once) {
+          setTimeout(() => {
+            say("F · (--once) answering Allow once through the popover's verb");
+            desk.answerNeed({ gatewayId, id: entry.id }, { kind: "exec", decision: "allow-once" }).catch((err: unknown) => {
+              say(`F · answering failed: ${(err as Error).message}`);
+            });
+          }, think(3000));
+        }
+      }
+      if (c.event.kind === "resolved") {
+        say(`F · ${c.event.record.text}`);
+        clearInterval(reminder);
+        off();
+        resolve();
+      }
+    });
+  });
+  await client().runTurn(
+    key,
+    [
+      { tool: "progress_card", args: { plan: steps(names, 0), markdown: `Checking the platform with \`${command}\`.` } },
+      { tool: "exec", args: { command }, delayMs: think(1500) },
+      { tool: "progress_card", args: { plan: steps(names, 1), markdown: "Got the platform; reporting." }, delayMs: think(1500) },
+      { tool: "progress_card", args: { plan: steps(names, 2), markdown: "The build host runs **Linux**." }, delayMs: think(1500) },
+      { text: "The build host runs Linux.", delayMs: think(1000) },
+    ],
+    // Long enough for a person to notice and answer; the Gateway itself gives up after 30 min.
+    { timeoutMs: once ? TURN_TIMEOUT_MS : 31 * 60_000 },
+  );
+  await answered;
+  say("F · Check the build host: complete");
+  return key;
+}
+
 async function main(): Promise<void> {
   if (!existsSync(join(root, "dist", "renderer")))
     throw new Error("the pages are not built: run `npm run build` first (npm run demo does)");
   say("Starting a local OpenClaw Gateway with a scripted model (the first run installs openclaw, about a minute)…");
   model = await startScriptedModel();
-  gw = await startGateway({ model });
+  // Exec approvals on: the agent's commands wait for the person (story F).
+  gw = await startGateway({ model, tools: { exec: { host: "gateway", mode: "ask" } } });
   say(`Gateway ready at ${gw.url}`);
-  user = await connectBareClient(gw);
-  say("Starting the Progress Desk browser host…");
-  th = await startTestHost(gw);
+  say("Starting the Progress Desk browser host (answering approvals and questions on)…");
+  th = await startTestHost(gw, { answerApprovals: true });
+  // The person's own client is the desk's device: the Gateway shows an approval only to the
+  // device that started the run, and registers one only when that client holds the approvals
+  // scope (docs/gateway.md §10.3).
+  user = await connectBareClient(gw, {
+    identity: th.vault.deviceIdentity(),
+    scopes: ["operator.read", "operator.write", "operator.approvals", "operator.questions"],
+  });
   process.stdout.write(`${th.host.url}\n`);
   // Through a forwarding file in the demo's own data folder: the address (with its secret) is never an argument.
   const opened = await openInBrowser(th.host.url, { dataDir: th.home }).catch((err: unknown) => ({
@@ -301,12 +362,15 @@ async function main(): Promise<void> {
   const c = await storyC();
   await pause(3000);
   const d = await storyD();
+  await pause(3000);
+  const f = await storyF();
   const keys: [string, string][] = [
     ["Review open PRs", await a],
     ["Repair session owner", b],
     ["Release 2026.12", c],
     ["Wait for CI", d],
     ["Migrate the database", await e],
+    ["Check the build host", f],
   ];
 
   // What the host's page shows: the desk behind it (give it a moment to read the last changes).

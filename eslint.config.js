@@ -7,6 +7,39 @@ import svelte from "eslint-plugin-svelte";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/**
+ * Who may not import whom: `common/` stands on nothing of ours; the core knows no shell; each
+ * shell (Electron, the browser host, the command line) stands on the core and `common/` only;
+ * pages and the preload reach the app through `common/` alone. Product code never imports
+ * tests, benchmarks or scripts. scripts/lint-layers.ts proves each zone fires.
+ */
+const TOOLING = ["./test", "./bench", "./scripts"];
+export const LAYER_ZONES = [
+  { target: "./common", from: ["./main", "./renderer", "./preload", ...TOOLING], message: "common/ imports nothing of the app." },
+  {
+    target: "./main/core",
+    from: ["./main/electron", "./main/host", "./main/cli", "./renderer", "./preload", ...TOOLING],
+    message: "the core knows no shell and no page.",
+  },
+  {
+    target: "./main/host",
+    from: ["./main/electron", "./main/cli", "./renderer", "./preload", ...TOOLING],
+    message: "the host stands on the core only.",
+  },
+  {
+    target: "./main/electron",
+    from: ["./main/cli", "./renderer", "./preload", ...TOOLING],
+    message: "the Electron shell stands on the core only.",
+  },
+  {
+    target: "./main/cli",
+    from: ["./main/electron", "./renderer", "./preload", ...TOOLING],
+    message: "the command line stands on the core only.",
+  },
+  { target: "./renderer", from: ["./main", "./preload", ...TOOLING], message: "pages reach the app through common/ only." },
+  { target: "./preload", from: ["./main", "./renderer", ...TOOLING], message: "the preload reaches the app through common/ only." },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -37,6 +70,8 @@ export default tseslint.config(
     rules: {
       // Shared code lives in common/ and the layers import downward only: a circle is a bug.
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      // The layers (docs/architecture.md): each folder imports only the ones below it.
+      "import-x/no-restricted-paths": ["error", { zones: LAYER_ZONES }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },

@@ -10,6 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { run } from "node:test";
 import { spec } from "node:test/reporters";
 import { TestCount, type TestEvent } from "./test-count.ts";
+import { SlowestFiles } from "./test-slowest.ts";
 
 const root = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -33,6 +34,7 @@ mkdirSync(join(root, ".cache"), { recursive: true });
 rmSync(countFile, { force: true });
 
 const counter = new TestCount();
+const slowest = new SlowestFiles();
 const events = run({
   cwd: root,
   globPatterns: files,
@@ -48,6 +50,7 @@ const counted = events.compose(
     objectMode: true,
     transform(event: TestEvent, _encoding, done) {
       counter.add(event);
+      slowest.add(event);
       done(null, event);
     },
   }),
@@ -57,6 +60,8 @@ await pipeline(counted.compose(spec), process.stdout, { end: false });
 for (const name of counter.skippedSuites) {
   console.log(`note: suite "${name}" was skipped as a whole; its tests are counted as one skip`);
 }
+const slow = slowest.lines(root);
+if (slow.length > 1) console.log(`\nThe ${slow.length} slowest test files:\n${slow.join("\n")}\n`);
 const { passed, failed } = counter.count;
 console.log(counter.line());
 writeFileSync(countFile, `${counter.line()}\n`);

@@ -1,6 +1,7 @@
 // Answering a needs-you entry (Y13, Y14): every refusal of main/core/needs-answer.ts, the exact
 // Gateway request built for each kind (docs/gateway.md §10.6), the outcome read from the reply,
-// and the book's "answered here" path. Pure: entries built in the shapes the core holds.
+// and the book's "answered here" path (the Gateway's own word held while an answer is on its
+// way). Pure: entries built in the shapes the core holds.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { answerRequest, appliedOutcome, MAX_OWN_ANSWER, NeedAnswerRefused, type NeedAnswerRequest } from "../../main/core/needs-answer.ts";
@@ -259,6 +260,46 @@ describe("the book: an entry answered here", () => {
     assert.equal(events.length, before);
     assert.equal(book.record.find(GW, ID)?.text, "allowed once in Progress Desk");
     assert.equal(book.record.list().length, 1);
+  });
+
+  test("the Gateway announces the answer from here before it replies: the entry waits for the reply, then leaves once, answered here", () => {
+    const { book, events } = bookWithApproval();
+    book.answerSent(GW, ID);
+    const before = events.length;
+    book.handleEvent(GW, "exec.approval.resolved", { id: ID, decision: "allow-once", resolvedBy: "Progress Desk", ts: T0 + 4_000 });
+    assert.equal(events.length, before, "held until the reply");
+    assert.equal(book.state(GW).entries.length, 1);
+    book.answeredHere(GW, ID, "allowed-once");
+    const resolved = events.slice(before);
+    assert.deepEqual(
+      resolved.map((e) => [e.kind, e.kind === "resolved" && e.answeredHere, e.kind === "resolved" && e.record.text]),
+      [["resolved", true, "allowed once in Progress Desk"]],
+    );
+  });
+
+  test("another client's answer came first while ours was on its way: when the Gateway did not apply ours, the other one's outcome stands", () => {
+    const { book, events } = bookWithApproval();
+    book.answerSent(GW, ID);
+    book.handleEvent(GW, "exec.approval.resolved", { id: ID, decision: "deny", resolvedBy: "second client", ts: T0 + 4_000 });
+    const before = events.length;
+    book.answerFailed(GW, ID);
+    const resolved = events.slice(before);
+    assert.deepEqual(
+      resolved.map((e) => [e.kind, e.kind === "resolved" && e.answeredHere, e.kind === "resolved" && e.record.text]),
+      [["resolved", false, "denied in second client"]],
+    );
+    assert.deepEqual(book.state(GW).entries, []);
+  });
+
+  test("an answer that failed with no word from the Gateway leaves the entry pending; later resolutions apply at once", () => {
+    const { book, events } = bookWithApproval();
+    book.answerSent(GW, ID);
+    const before = events.length;
+    book.answerFailed(GW, ID);
+    assert.equal(events.length, before);
+    assert.equal(book.state(GW).entries.length, 1);
+    book.handleEvent(GW, "exec.approval.resolved", { id: ID, decision: "deny", resolvedBy: "second client", ts: T0 + 6_000 });
+    assert.equal(book.record.find(GW, ID)?.text, "denied in second client");
   });
 
   test("resolved elsewhere first: nothing is answered here and the other answer's record stands", () => {

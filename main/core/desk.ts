@@ -404,17 +404,20 @@ export class ProgressDesk {
     const key = `${ref.gatewayId}\u0000${ref.id}`;
     if (this.answering.has(key)) throw new NeedAnswerRefused("This request is being answered already.");
     this.answering.add(key);
+    this.needs.answerSent(ref.gatewayId, ref.id);
     try {
       let reply: unknown;
       try {
         reply = await m.connection.request<unknown>(request.method, request.params);
       } catch (err) {
+        this.needs.answerFailed(ref.gatewayId, ref.id);
         void m.needs.onGap();
         throw new NeedAnswerRefused(`The Gateway did not take the answer: ${truncate(errorFacts(err).message, 300)}`, { cause: err });
       }
       const outcome = appliedOutcome(request, reply);
       const record = outcome === null ? null : this.needs.answeredHere(ref.gatewayId, ref.id, outcome);
       if (record === null) {
+        this.needs.answerFailed(ref.gatewayId, ref.id);
         void m.needs.onGap();
         throw new NeedAnswerRefused("The Gateway did not apply the answer: the request was answered elsewhere or has expired.");
       }

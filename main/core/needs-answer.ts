@@ -4,7 +4,7 @@
 // the answer: which decisions exist, which questions and options, all come from the entry.
 // Pure: desk.ts sends the request.
 import type { NeedAnswer, NeedEntry, NeedOutcome, NeedsAnswering } from "../../common/model.ts";
-import { hasHiddenCharacters } from "../../common/needs-view.ts";
+import { hasHiddenCharacters, needKindLabel } from "../../common/needs-view.ts";
 import { isObj, str } from "./activity/payload.ts";
 import { outcomeOfDecision } from "./needs-record.ts";
 
@@ -36,7 +36,9 @@ export function answerRequest(entry: NeedEntry | null, answering: NeedsAnswering
   }
   if (entry.kind === "waiting")
     throw new NeedAnswerRefused("Progress Desk cannot see this approval's request: answer it in the Control UI.");
-  if (answer.kind !== entry.kind) throw new NeedAnswerRefused(`This is a ${entry.kind} request, not a ${answer.kind} one.`);
+  if (answer.kind !== entry.kind) {
+    throw new NeedAnswerRefused(`This is a ${kindWords(entry)}, not a ${kindWords(answer)}.`);
+  }
   if (answer.kind === "exec" || answer.kind === "plugin") {
     if (!entry.allowedDecisions.includes(answer.decision)) {
       throw new NeedAnswerRefused(`${DECISION_WORDS[answer.decision] ?? "That decision"} is not offered for this request.`);
@@ -48,6 +50,9 @@ export function answerRequest(entry: NeedEntry | null, answering: NeedsAnswering
   }
   return { method: "question.resolve", params: { id: entry.id, cancel: true } };
 }
+
+/** "command approval", "plugin approval", "question". */
+const kindWords = (e: Pick<NeedEntry, "kind">): string => needKindLabel(e).toLowerCase();
 
 /** Every question answered once, each with its own options (or an own answer where allowed). */
 function questionAnswers(entry: NeedEntry, given: Record<string, string[]>): Record<string, string[]> {

@@ -24,6 +24,9 @@ export const NEEDS_EVENTS = new Set([
 
 type Gateway = { answering: NeedsAnswering; advice: string | null; entries: Map<string, NeedEntry>; seenAt: Map<string, number> };
 
+/** The Gateway's word on an entry whose answer from here is on its way, kept until the reply says whose answer won. */
+type HeldResolution = { outcome: NeedOutcome; resolvedBy: string | null; at: number } | null;
+
 export type NeedsBookOptions = {
   now: () => number;
   record?: NeedsRecord;
@@ -33,6 +36,8 @@ export type NeedsBookOptions = {
 
 export class NeedsBook {
   private readonly gateways = new Map<string, Gateway>();
+  /** Entries answered from here, waiting for the Gateway's reply (by `gatewayId\u0000id`). */
+  private readonly answering = new Map<string, HeldResolution>();
   readonly record: NeedsRecord;
   private readonly opts: NeedsBookOptions;
 
@@ -90,6 +95,12 @@ export class NeedsBook {
               ? "expired"
               : "gone";
     const resolvedBy = outcome === "expired" ? null : r.resolvedBy;
+    const key = answerKey(gatewayId, r.id);
+    // The Gateway may announce our own answer before it replies to it: its reply says whose answer this was.
+    if (this.answering.has(key) && this.gateways.get(gatewayId)?.entries.has(r.id)) {
+      this.answering.set(key, { outcome, resolvedBy, at: now });
+      return;
+    }
     if (this.gateways.get(gatewayId)?.entries.has(r.id)) return this.resolve(gatewayId, r.id, outcome, resolvedBy, now);
     // Ended already (its run's end came first): the decision is the better word for the record.
     const known = this.record.find(gatewayId, r.id);
@@ -119,12 +130,29 @@ export class NeedsBook {
   }
 
   /**
+   * An answer from here is on its way to the Gateway: until answeredHere or answerFailed, the
+   * Gateway's own resolution of this entry is held (it may come before the reply to ours).
+   */
+  answerSent(gatewayId: string, id: string): void {
+    this.answering.set(answerKey(gatewayId, id), null);
+  }
+
+  /**
    * The person answered this entry here and the Gateway applied it: it leaves now, recorded
-   * as answered in Progress Desk (the Gateway's own resolution, when it comes, finds it gone).
+   * as answered in Progress Desk (the Gateway's own resolution, held or still to come, changes nothing).
    */
   answeredHere(gatewayId: string, id: string, outcome: NeedOutcome): NeedRecord | null {
+    this.answering.delete(answerKey(gatewayId, id));
     this.resolve(gatewayId, id, outcome, THIS_DESK, this.opts.now(), true);
     return this.record.find(gatewayId, id);
+  }
+
+  /** The Gateway did not apply the answer from here: its own resolution, if one came meanwhile, stands. */
+  answerFailed(gatewayId: string, id: string): void {
+    const key = answerKey(gatewayId, id);
+    const held = this.answering.get(key);
+    this.answering.delete(key);
+    if (held) this.resolve(gatewayId, id, held.outcome, held.resolvedBy, held.at);
   }
 
   /** Entries past their expiry leave as expired (the Gateway denies them). */
@@ -219,6 +247,8 @@ export class NeedsBook {
     return g;
   }
 }
+
+const answerKey = (gatewayId: string, id: string): string => `${gatewayId}\u0000${id}`;
 
 function recordOfOutcome(known: { resolvedBy: string | null; kind: NeedKind }, outcome: NeedOutcome, resolvedBy: string | null) {
   const by = resolvedBy ?? known.resolvedBy;

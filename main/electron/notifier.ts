@@ -3,6 +3,7 @@
 // has no notifications at all, the milestone goes to the tray's attention state instead.
 // Where the OS shows notification buttons (macOS) and the card's session has a Control UI
 // route, an "Open Session" button opens that session; the plain click stays the popover.
+// A needs-you notice offers no button at all: its click opens the popover at the entry.
 import type { Notification, NotificationConstructorOptions } from "electron";
 import type { CardRef } from "../../common/contract.ts";
 import type { NeedRef } from "../../common/model.ts";
@@ -40,7 +41,8 @@ export class Notifier {
   deliver(notice: Notice): void {
     if (!this.deps.isSupported()) return this.deps.onRefused(notice, "notifications are not supported here");
     const card = notice.card;
-    const session = card !== null && this.deps.offersSession?.(card) === true;
+    // A needs-you notice has its click alone: no button, so nothing is ever answered from a notification (Y14).
+    const session = notice.need === undefined && card !== null && this.deps.offersSession?.(card) === true;
     const n = this.deps.create({
       title: notice.title,
       body: notice.body,

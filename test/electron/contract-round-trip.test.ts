@@ -167,7 +167,7 @@ function recordingService(): { service: DeskService; calls: Recorded[]; emit(eve
 }
 
 /** Electron: registerIpc on the kit's FAKE ipcMain; a FAKE ipcRenderer in the top frame of `page`'s window. */
-function electronTransport(service: DeskService, page: "settings" | "popover" = "settings") {
+function electronTransport(service: DeskService, page: "settings" | "popover" | "dashboard" = "settings") {
   const dataDir = mkdtempSync(join(tmpdir(), "pd-round-trip-"));
   const f = fakeElectron({ dataDir, env: {} });
   const contents = new FakeWebContents();
@@ -215,31 +215,38 @@ for (const transportName of ["Electron IPC", "host WebSocket"] as const) {
     let cleanup: () => void | Promise<void>;
     /** The popover's api: answering is its verb (and the dashboard's), not the Settings page's. */
     let popoverApi: DeskApi;
+    let dashboardApi: DeskApi;
 
     before(async () => {
       recorder = recordingService();
       if (transportName === "Electron IPC") {
         const e = electronTransport(recorder.service);
         const popover = electronTransport(recorder.service, "popover");
+        const dashboard = electronTransport(recorder.service, "dashboard");
         ({ api, raw } = e);
         popoverApi = popover.api;
+        dashboardApi = dashboard.api;
         cleanup = () => {
           e.cleanup();
           popover.cleanup();
+          dashboard.cleanup();
         };
         deliver = e.deliver;
       } else {
         const host: Host = await startHost({ service: recorder.service, pagesDir, log: () => {} });
         const transport = hostTransport(new URL(host.settingsUrl), socketFrom(host.settingsOrigin));
         const popoverTransport = hostTransport(new URL(host.url), socketFrom(host.origin));
+        const dashboardTransport = hostTransport(new URL(host.pageUrl("dashboard")), socketFrom(host.origin));
         // No local verbs: every one goes over the socket (a browser page keeps two at home, below).
         api = buildDeskApi(transport);
         popoverApi = buildDeskApi(popoverTransport);
+        dashboardApi = buildDeskApi(dashboardTransport);
         raw = (method, args) => (transport as DeskTransport).invoke(method, args);
         deliver = recorder.emit;
         cleanup = async () => {
           transport.close();
           popoverTransport.close();
+          dashboardTransport.close();
           await host.close();
         };
       }
@@ -264,6 +271,12 @@ for (const transportName of ["Electron IPC", "host WebSocket"] as const) {
         return true;
       });
       assert.deepEqual(recorder.calls, []);
+    });
+
+    test("the dashboard may answer too: its answer reaches the handler as sent (Y14)", async () => {
+      recorder.calls.length = 0;
+      assert.deepEqual(await dashboardApi.answerNeed(...VALID.answerNeed), RESULTS.answerNeed);
+      assert.deepEqual(recorder.calls, [{ method: "answerNeed", args: VALID.answerNeed }]);
     });
 
     test("a left-out optional argument (undefined, as a page passes it on) stays left out", async () => {

@@ -3,6 +3,7 @@
 // and dashboard windows cannot turn on launch-at-login, take a global shortcut or change Gateways;
 // the Settings window can. A FAKE Electron (fake-electron.ts) stands in for windows, IPC, the login
 // item and global shortcuts; the Gateway address is a closed local port (no Gateway is needed).
+// Answering (answerNeed) is the popover's and the dashboard's: Settings is refused, the others reach the core.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startShell, type Shell } from "../../main/electron/shell.ts";
 import type { Page, Settings } from "../../common/contract.ts";
-import { fakeElectron, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
+import type { DeskSnapshot } from "../../common/model.ts";
+import { fakeElectron, FakeWebContents, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
 
 let home: string;
 let f: FakeElectron;
@@ -89,5 +91,42 @@ describe("Settings-only verbs over IPC", () => {
     );
     const removed = (await f.invoke(win, "removeGateway", [saved.gateways[0]!.id])) as Settings;
     assert.deepEqual(removed.gateways, []);
+  });
+});
+
+describe("answering over IPC (Y14)", () => {
+  const need = { gatewayId: "any", id: "appr-1" };
+  const answer = { kind: "exec", decision: "allow-once" };
+
+  test("the Settings window is refused FORBIDDEN: answering is the popover's and the dashboard's", async () => {
+    await assert.rejects(f.invoke(windowOf("settings"), "answerNeed", [need, answer]), (err: unknown) => {
+      assert.equal((err as { code?: string }).code, "FORBIDDEN", String(err));
+      assert.match((err as Error).message, /answerNeed is only accepted from the popover and the dashboard \(asked by the settings\)/);
+      return true;
+    });
+  });
+
+  test("the popover and dashboard windows reach the core, which checks the answer against its entry (none here: refused)", async () => {
+    // The Gateway from the environment: the core knows it, and holds no entry on it.
+    const snapshot = (await f.invoke(windowOf("popover"), "snapshot", [])) as DeskSnapshot;
+    const gatewayId = snapshot.gateways[0]?.id;
+    assert.ok(gatewayId);
+    for (const page of ["popover", "dashboard"] as const) {
+      await assert.rejects(f.invoke(windowOf(page), "answerNeed", [{ ...need, gatewayId }, answer]), (err: unknown) => {
+        assert.equal((err as { code?: string }).code, "FAILED", `${page}: ${String(err)}`);
+        assert.equal((err as Error).message, "This request is no longer pending: it was answered elsewhere or has expired.");
+        return true;
+      });
+    }
+  });
+
+  test("a webContents that is not one of our windows is refused, even showing the popover's URL", async () => {
+    await assert.rejects(
+      f.invoke(new FakeWebContents(), "answerNeed", [need, answer], { url: "app://desk/popover.html", parent: null }),
+      (err: unknown) => {
+        assert.equal((err as { code?: string }).code, "UNTRUSTED_SENDER", String(err));
+        return true;
+      },
+    );
   });
 });

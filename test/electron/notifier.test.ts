@@ -4,6 +4,7 @@ import { describe, test } from "node:test";
 import type { Notice } from "../../main/core/notification-policy.ts";
 import { Notifier, type NotificationLike } from "../../main/electron/notifier.ts";
 import type { CardRef } from "../../common/contract.ts";
+import type { NeedRef } from "../../common/model.ts";
 import { fakeEvent, FakeNotification } from "./fake-electron.ts";
 
 const card = (n: number): CardRef => ({ gatewayId: "home", sessionKey: `agent:main:task-${n}`, agentId: "main" });
@@ -19,6 +20,7 @@ const notice = (n: number, overrides: Partial<Notice> = {}): Notice => ({
 function setup(supported = true, failOnShow: string | null = null, offersSession?: (card: CardRef) => boolean) {
   const created: FakeNotification[] = [];
   const clicks: (CardRef | null)[] = [];
+  const needClicks: NeedRef[] = [];
   const sessions: CardRef[] = [];
   const refused: [Notice, string][] = [];
   const notifier = new Notifier({
@@ -30,6 +32,7 @@ function setup(supported = true, failOnShow: string | null = null, offersSession
     },
     isSupported: () => supported,
     onClick: (c) => clicks.push(c),
+    onNeedClick: (need) => void needClicks.push(need),
     onRefused: (n, reason) => refused.push([n, reason]),
     ...(offersSession ? { offersSession, onOpenSession: (c: CardRef) => void sessions.push(c) } : {}),
   });
@@ -38,7 +41,7 @@ function setup(supported = true, failOnShow: string | null = null, offersSession
     assert.ok(n, `notification ${i} exists`);
     return n;
   };
-  return { notifier, created, clicks, refused, at, sessions };
+  return { notifier, created, clicks, needClicks, refused, at, sessions };
 }
 
 describe("Notifier", () => {
@@ -93,6 +96,35 @@ describe("Notifier", () => {
     at(0).emit("click", fakeEvent());
     assert.deepEqual(clicks, [card(1)]);
     assert.deepEqual(sessions, [card(1)], "the click does not open the session");
+  });
+
+  test("a needs-you notice offers no button, even where sessions have one: its click only opens the popover at the entry", () => {
+    const { notifier, at, clicks, needClicks, sessions } = setup(true, null, () => true);
+    const need: NeedRef = { gatewayId: "home", id: "appr-1" };
+    // Even one that named the waiting session's card gets no Open Session (or any other) button.
+    for (const c of [null, card(1)]) {
+      notifier.deliver({
+        id: "need-1",
+        kind: "needs",
+        title: "An agent needs your approval",
+        body: "Command approval: uname -s",
+        card: c,
+        need,
+      });
+    }
+    for (const i of [0, 1]) {
+      assert.deepEqual(
+        at(i).options,
+        { title: "An agent needs your approval", body: "Command approval: uname -s", silent: false },
+        `notice ${i}`,
+      );
+      assert.deepEqual([...at(i).listeners.keys()].sort(), ["click", "close", "failed"], `notice ${i}`);
+    }
+    at(1).emit("action", fakeEvent(), 0);
+    assert.deepEqual([sessions, needClicks, clicks], [[], [], []], "no button acts");
+    at(1).emit("click", fakeEvent());
+    assert.deepEqual(needClicks, [need]);
+    assert.deepEqual(clicks, [], "the entry opens, not a card");
   });
 
   test("an OS refusal hands the notice and the reason to onRefused", () => {

@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import type { CardRef } from "../../common/contract.ts";
 import type { CardEntry, NeedRef, SessionActivity } from "../../common/model.ts";
 import { setupNotifications } from "../../main/electron/setup/notifications.ts";
+import { recordOf } from "../../main/core/needs-record.ts";
 import { card, entry, need, steps, T0 } from "../renderer/fixtures.ts";
 import { ManualTimers } from "../unit/manual-timers.ts";
 import { fakeElectron, fakeEvent } from "./fake-electron.ts";
@@ -207,5 +208,22 @@ describe("notifications: needs you", () => {
     assert.equal(f.notifications.length, 0);
     desk.putNeed(need({ id: "appr-b" }));
     assert.equal(f.notifications.length, 1, "another entry is still told");
+  });
+
+  test("an entry answered here (its resolved change says so) that a list brings back is not told", () => {
+    const { desk, f } = setup();
+    // Pending before the shell started (in the snapshot, never an arrival here), then answered in the popover.
+    const answered = need({ id: "appr-here" });
+    desk.resolveNeed(answered, recordOf(answered, "allowed-once", "Progress Desk", T0 + 1_000), true);
+    desk.putNeed(answered);
+    assert.equal(f.notifications.length, 0);
+  });
+
+  test("an entry answered elsewhere that a list brings back is told (only an answer given here silences it)", () => {
+    const { desk, f } = setup();
+    const elsewhere = need({ id: "appr-there" });
+    desk.resolveNeed(elsewhere, recordOf(elsewhere, "denied", "Control UI", T0 + 1_000), false);
+    desk.putNeed(elsewhere);
+    assert.equal(f.notifications.length, 1);
   });
 });

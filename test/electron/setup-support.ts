@@ -3,7 +3,7 @@
 // their listeners on update, like the real SettingsStore. Neither connects to anything.
 import type { Settings, SettingsPatch } from "../../common/contract.ts";
 import { defaultSettings } from "../../main/core/settings.ts";
-import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, GatewaySnapshot, NeedEntry } from "../../common/model.ts";
+import type { CardEntry, ConnectionState, DeskChange, DeskSnapshot, GatewaySnapshot, NeedEntry, NeedRecord } from "../../common/model.ts";
 import { connected, T0 } from "../renderer/fixtures.ts";
 
 /** A FAKE desk: `snapshot()` is `snap`; `emit` hands a change to every subscriber in order. */
@@ -45,6 +45,16 @@ export class FakeDesk {
     const g = this.gateway(entry.gatewayId);
     g.needs = { ...g.needs, entries: [...g.needs.entries.filter((e) => e.id !== entry.id), entry] };
     this.emit({ type: "needs", gatewayId: entry.gatewayId, needs: g.needs, event: { kind: "arrived", entry } });
+  }
+
+  /**
+   * Takes a needs-you entry off its Gateway and emits the `resolved` change with `record`;
+   * `answeredHere` as the core sets it when the person answered it in this desk.
+   */
+  resolveNeed(entry: NeedEntry, record: NeedRecord, answeredHere: boolean): void {
+    const g = this.gateway(entry.gatewayId);
+    g.needs = { ...g.needs, entries: g.needs.entries.filter((e) => e.id !== entry.id) };
+    this.emit({ type: "needs", gatewayId: entry.gatewayId, needs: g.needs, event: { kind: "resolved", entry, record, answeredHere } });
   }
 
   /** Sets a Gateway's connection state and emits the connection change. */

@@ -1,13 +1,14 @@
 // Needs you on a real Gateway with the scripted model (Y1–Y8): an exec approval in the core
 // and in `watch --json`, answering off (lifecycle only, no approval surface declared), an
 // approval resolved by a second client, a desk restarted while one is pending, an ask_user
-// question answered or cancelled.
+// question answered or cancelled; answering through desk.answerNeed (Y13): allow once, deny,
+// refused when off, when a second client answered first, or when an answer is on its way.
 //
 // The Gateway shows an approval only to clients of the device that started the run (and to
 // admins): the test's user client therefore acts as the desk's own device (docs/gateway.md §10.3).
 // Questions reach every client with the questions scope, so their desks have devices of their own.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -20,6 +21,7 @@ import { GatewayRig } from "../harness/gateway-rig.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { spawnWatchJson } from "../harness/watch-cli.ts";
+import { until } from "../harness/until.ts";
 import type { DeskChange, NeedEntry, NeedEvent } from "../../common/model.ts";
 
 const GW = "needs-gateway";
@@ -76,13 +78,13 @@ function startDesk(opts: { answer: boolean; vault: CredentialVault }) {
 }
 
 /** Starts a turn whose one tool call waits for approval; resolves with its run id. */
-async function startExecTurn(command = "uname -s"): Promise<{ key: string; runId: string }> {
+async function startExecTurn(command = "uname -s", finalText = "ran it"): Promise<{ key: string; runId: string }> {
   const key = await user.createSession();
   const runId = `run-${Math.random().toString(16).slice(2)}`;
   await user.request("chat.send", {
     sessionKey: key,
     idempotencyKey: runId,
-    message: `Run it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command } }, { text: "ran it" }])}`,
+    message: `Run it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command } }, { text: finalText }])}`,
   });
   return { key, runId };
 }
@@ -142,8 +144,8 @@ async function cancelPendingQuestion(runId: string): Promise<void> {
   await user.request("question.resolve", { id: p(asked).id, cancel: true }).catch(() => {});
 }
 
-/** The ask_user tool result the model was given in the call it answered with `finalText`. */
-function askUserResultBefore(finalText: string): string {
+/** The tool result (exec's, ask_user's) the model was given in the call it answered with `finalText`. */
+function toolResultBefore(finalText: string): string {
   const call = model.requests().find((r) => r.kind === "agent" && r.reply?.text === finalText);
   assert.ok(call, `the model was never asked for "${finalText}"`);
   const messages: any[] = call.body.messages;
@@ -314,7 +316,7 @@ describe("needs you on a real Gateway", () => {
         assert.equal(resolvedLine.outcome.outcome, "answered");
         await runEnded(runId);
         // The agent carried on with the person's answer as the ask_user tool result.
-        const toolResult = askUserResultBefore("colour chosen");
+        const toolResult = toolResultBefore("colour chosen");
         assert.match(toolResult, /"status": "answered"/);
         assert.match(toolResult, /"colour": \[\s*"Red"\s*\]/);
       } finally {
@@ -341,7 +343,145 @@ describe("needs you on a real Gateway", () => {
         assert.equal(done.kind === "resolved" && done.record.outcome, "cancelled");
         assert.equal(done.kind === "resolved" && done.record.text, "cancelled");
         await runEnded(runId);
-        assert.match(askUserResultBefore("no colour"), /"status": "no_answer"/);
+        assert.match(toolResultBefore("no colour"), /"status": "no_answer"/);
+      } finally {
+        desk.stop();
+        await cancelPendingQuestion(runId);
+      }
+    },
+  );
+});
+
+describe("answering from the desk on a real Gateway (desk.answerNeed)", () => {
+  /** A desk that answers, on the user's device (it sees the user's approvals), and the exec approval of a new turn. */
+  async function execApproval(command: string, finalText: string) {
+    const on = startDesk({ answer: true, vault });
+    const { runId } = await startExecTurn(command, finalText);
+    const arrived = await on.waitFor((e) => e.kind === "arrived" && e.entry.kind === "exec" && e.entry.runId === runId, "exec arrived");
+    return { on, runId, entry: arrived.entry, ref: { gatewayId: GW, id: arrived.entry.id } };
+  }
+
+  test(
+    "allow once: the entry leaves as allowed once in Progress Desk, the command runs and its output reaches the model",
+    { timeout: 180_000 },
+    async () => {
+      const { on, runId, entry, ref } = await execApproval("uname -s", "allowed and ran");
+      try {
+        const record = await on.desk.answerNeed(ref, { kind: "exec", decision: "allow-once" });
+        assert.equal(record.outcome, "allowed-once");
+        assert.equal(record.text, "allowed once in Progress Desk");
+        const left = await on.waitFor((e) => e.kind === "resolved" && e.entry.id === entry.id, "resolved");
+        assert.equal(left.kind === "resolved" && left.answeredHere, true);
+        assert.equal(on.desk.needsState(GW).entries.length, 0);
+        const ended = await runEnded(runId);
+        assert.equal(p(ended).data.phase, "end");
+        assert.match(toolResultBefore("allowed and ran"), /Linux/);
+        // The Gateway's own resolution came later and changed nothing: one resolved event, the record as answered here.
+        assert.equal(on.events.filter((e) => e.kind === "resolved" && e.entry.id === entry.id).length, 1);
+        assert.equal(on.desk.needsHistory().find((r) => r.id === entry.id)?.text, "allowed once in Progress Desk");
+      } finally {
+        on.stop();
+      }
+    },
+  );
+
+  test(
+    "answering off is refused and sends nothing (the approval stays pending); deny through answerNeed ends the run without running the command",
+    { timeout: 180_000 },
+    async () => {
+      const marker = path.join(home, `denied-${Math.random().toString(16).slice(2)}`);
+      const off = startDesk({ answer: false, vault: await CredentialVault.open(memoryStorage()) });
+      const { on, runId, entry, ref } = await execApproval(`touch ${marker}`, "denied, not run");
+      try {
+        await off.waitFor((e) => e.kind === "arrived" && e.entry.id === entry.id, "waiting arrived");
+        await assert.rejects(off.desk.answerNeed(ref, { kind: "exec", decision: "allow-once" }), (err: Error) => {
+          assert.equal(err.name, "NeedAnswerRefused");
+          assert.match(err.message, /^Answering is off for this Gateway/);
+          return true;
+        });
+        // Still pending: the answering desk's deny is the one the Gateway applies.
+        const record = await on.desk.answerNeed(ref, { kind: "exec", decision: "deny" });
+        assert.equal(record.outcome, "denied");
+        assert.equal(record.text, "denied in Progress Desk");
+        await runEnded(runId);
+        assert.equal(existsSync(marker), false, "the denied command did not run");
+        assert.match(toolResultBefore("denied, not run"), /Exec denied \(.*user-denied\)/);
+      } finally {
+        on.stop();
+        off.stop();
+      }
+    },
+  );
+
+  test(
+    "an approval a second client answered first: the desk's answer is refused with a clear message and the entry leaves with the other client's outcome",
+    { timeout: 180_000 },
+    async () => {
+      const { on, runId, entry, ref } = await execApproval("uname -n", "second client denied");
+      try {
+        // Sent first on the user's socket; the desk's answer follows before either reply is read.
+        const theirs = user.request<{ applied?: boolean }>("approval.resolve", { id: entry.id, kind: "exec", decision: "deny" });
+        const ours = on.desk.answerNeed(ref, { kind: "exec", decision: "allow-once" });
+        await assert.rejects(ours, (err: Error) => {
+          assert.equal(err.name, "NeedAnswerRefused");
+          assert.match(err.message, /answered elsewhere or has expired/);
+          return true;
+        });
+        assert.equal((await theirs).applied, true);
+        const left = await on.waitFor((e) => e.kind === "resolved" && e.entry.id === entry.id, "resolved");
+        assert.equal(left.kind === "resolved" && left.answeredHere, false);
+        await until("the record names the other client's answer", () =>
+          on.desk.needsHistory().find((r) => r.id === entry.id && r.text === "denied in second client"),
+        );
+        await runEnded(runId);
+        assert.match(toolResultBefore("second client denied"), /Exec denied/, "the second client's deny is the one applied");
+      } finally {
+        on.stop();
+      }
+    },
+  );
+
+  test("two answers at once for one entry: the first is sent and wins, the other is refused", { timeout: 180_000 }, async () => {
+    const { on, runId, entry, ref } = await execApproval("uname -s", "first answer won");
+    try {
+      const first = on.desk.answerNeed(ref, { kind: "exec", decision: "allow-once" });
+      const second = on.desk.answerNeed(ref, { kind: "exec", decision: "deny" });
+      await assert.rejects(second, (err: Error) => {
+        assert.equal(err.name, "NeedAnswerRefused");
+        assert.equal(err.message, "This request is being answered already.");
+        return true;
+      });
+      assert.equal((await first).outcome, "allowed-once");
+      assert.equal(on.events.filter((e) => e.kind === "resolved" && e.entry.id === entry.id).length, 1);
+      await runEnded(runId);
+      assert.match(toolResultBefore("first answer won"), /Linux/);
+    } finally {
+      on.stop();
+    }
+  });
+
+  test(
+    "a question answered through answerNeed reaches the agent as the ask_user result; the entry leaves as answered in Progress Desk",
+    { timeout: 180_000 },
+    async () => {
+      const desk = startDesk({ answer: true, vault: await CredentialVault.open(memoryStorage()) });
+      let runId = "";
+      try {
+        runId = await startQuestionTurn("colour answered here");
+        const arrived = await desk.waitFor(
+          (e) => e.kind === "arrived" && e.entry.kind === "question" && e.entry.runId === runId,
+          "question",
+        );
+        const record = await desk.desk.answerNeed(
+          { gatewayId: GW, id: arrived.entry.id },
+          { kind: "question", answers: { colour: ["Blue"] } },
+        );
+        assert.equal(record.outcome, "answered");
+        assert.equal(record.text, "answered in Progress Desk");
+        await runEnded(runId);
+        const toolResult = toolResultBefore("colour answered here");
+        assert.match(toolResult, /"status": "answered"/);
+        assert.match(toolResult, /"colour": \[\s*"Blue"\s*\]/);
       } finally {
         desk.stop();
         await cancelPendingQuestion(runId);

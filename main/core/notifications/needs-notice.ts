@@ -42,6 +42,8 @@ export class NeedsNotices {
 
   /** One entry change of a Gateway's needs-you state. */
   observe(event: NeedEvent | null): void {
+    // Answered here: a list read before the Gateway let go of it may bring it back as new.
+    if (event?.kind === "resolved" && event.answeredHere) return this.noteAnswered(event.entry);
     if (event?.kind !== "arrived") return;
     const { entry } = event;
     const key = keyOf(entry);

@@ -59,7 +59,8 @@ function exec(id: string, command: string, extra: Partial<NeedEntry> = {}): Need
     description: null,
     questions: [],
     allowedDecisions: ["allow-once", "deny"],
-    arrivedAt: now - 60_000,
+    // Older than the questions below (made when this file loads): approvals come first.
+    arrivedAt: now - 2 * 3_600_000,
     expiresAt: now + 24 * 60_000 + 30_000,
     linkPath: `/approve/${id}`,
     ...extra,
@@ -413,7 +414,7 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
     const confirm = item.locator(".confirm");
     await confirm.waitFor(WAIT);
     assert.equal(await confirm.locator("code").textContent(), visibleText(HOSTILE), "the whole command, shown as signs");
-    assert.equal(await confirm.locator("code").evaluate((e: any) => getComputedStyle(e).fontFamily.includes("monospace")), true);
+    assert.equal(await confirm.locator("code").evaluate((e: any) => (getComputedStyle(e).fontFamily ?? "").includes("monospace")), true);
     assert.equal(
       (await confirm.locator("p").textContent())?.replace(/\s+/g, " ").trim(),
       `Always allow ${visibleText(HOSTILE).replace(/\s+/g, " ")} on Studio? Future runs of it will not ask.`,
@@ -514,7 +515,7 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
   });
 
   test("keyboard, answering on: ⌘↩ (Ctrl+Enter off macOS) allows once the focused entry, or the first; not where Allow once is not offered; Escape closes and answers nothing", async () => {
-    const denyOnly = exec("appr-0", "rm -rf build", { allowedDecisions: ["deny"], arrivedAt: Date.now() - 120_000 });
+    const denyOnly = exec("appr-0", "rm -rf build", { allowedDecisions: ["deny"], arrivedAt: Date.now() - 3 * 3_600_000 });
     const { page } = await open([denyOnly, exec("appr-1", "uname -s"), exec("appr-2", "uname -m", { arrivedAt: Date.now() - 1000 })], {
       answering: "on",
     });

@@ -3,8 +3,11 @@
 // and wrapped; a command full of terminal controls, bidi overrides and HTML shown as inert text;
 // the keyboard (first entry focused, Enter opens its Control UI page, Escape closes the
 // popover and answers nothing); an entry answered elsewhere leaving with its outcome; the card
-// of that session saying it waits. Entries are hand-written (what the real Gateway sends is
-// covered by test/e2e/needs-popover.test.ts). Needs `npm run build`.
+// of that session saying it waits. With answering on (Y13, Y14): exactly the allowed decisions,
+// Allow always only behind a confirmation naming the command, question forms, what each sends
+// to `answerNeed`, in-flight and refused answers, ⌘↩; off or refused, no answer control at all.
+// Entries are hand-written (what the real Gateway sends, and answers from the page reaching the
+// agent, are covered by test/e2e/needs-popover.test.ts). Needs `npm run build`.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";

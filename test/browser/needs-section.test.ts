@@ -522,6 +522,38 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
     assert.equal(await page.locator("li.resolved .outcome").textContent(), "allowed once in Progress Desk");
   });
 
+  test("keyboard: when the answered entry leaves, focus moves to the next entry's first action, not to the page", async () => {
+    const first = exec("appr-1", "uname -s");
+    const { page } = await open([first, exec("appr-2", "uname -m", { arrivedAt: Date.now() - 1000 })], { answering: "on" });
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Allow once: uname -s", null, WAIT);
+    const second = exec("appr-2", "uname -m", { arrivedAt: Date.now() - 1000 });
+    const record: NeedRecord = {
+      gatewayId: FAKE_GW,
+      id: "appr-1",
+      kind: "exec",
+      sessionKey: KEY,
+      agentId: "main",
+      summary: "uname -s",
+      arrivedAt: first.arrivedAt,
+      endedAt: Date.now(),
+      outcome: "allowed-once",
+      resolvedBy: null,
+      text: "allowed once in Progress Desk",
+    };
+    await setAnswerReply(page, {
+      change: {
+        type: "needs",
+        gatewayId: FAKE_GW,
+        needs: { answering: "on", advice: null, entries: [second] },
+        event: { kind: "resolved", entry: first, record, answeredHere: true },
+      },
+    });
+    await page.keyboard.press("Enter");
+    await needItem(page, "appr-1").waitFor({ state: "detached", ...WAIT });
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Allow once: uname -m", null, WAIT);
+    assert.deepEqual(await answerCalls(page), [call("appr-1", { kind: "exec", decision: "allow-once" })]);
+  });
+
   test("keyboard, answering on: ⌘↩ (Ctrl+Enter off macOS) allows once the focused entry, or the first; not where Allow once is not offered; Escape closes and answers nothing", async () => {
     const denyOnly = exec("appr-0", "rm -rf build", { allowedDecisions: ["deny"], arrivedAt: Date.now() - 3 * 3_600_000 });
     const { page } = await open([denyOnly, exec("appr-1", "uname -s"), exec("appr-2", "uname -m", { arrivedAt: Date.now() - 1000 })], {

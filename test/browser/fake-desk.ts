@@ -140,7 +140,21 @@ export function fakeSettings(extra: Partial<Settings> = {}): Settings {
   } as Settings;
 }
 
-type FakeWindow = { progressDesk?: unknown; __fakeDesk?: { emit(change: unknown): void; calls: string[] } };
+/**
+ * How the FAKE desk replies to `answerNeed`, set by a test (setAnswerReply): `refuse` rejects
+ * with that message (as the core's refusal reaches a page); `hold` keeps the call in flight
+ * until releaseAnswer; `change` is emitted before the reply (as the core emits the resolved
+ * change). Unset, the call resolves with null and changes nothing.
+ */
+export type FakeAnswerReply = { refuse?: string; hold?: boolean; change?: DeskChange };
+
+type FakeDeskControl = {
+  emit(change: unknown): void;
+  calls: string[];
+  answerReply: FakeAnswerReply | null;
+  release: (() => void) | null;
+};
+type FakeWindow = { progressDesk?: unknown; __fakeDesk?: FakeDeskControl };
 
 /** Installed before the page's scripts; self-contained (it runs in the page). */
 function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unknown> }): void {
@@ -149,12 +163,15 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
   const settingsListeners = new Set<(s: unknown) => void>();
   let settings = init.settings;
   const calls: string[] = [];
-  w.__fakeDesk = {
+  const control: FakeDeskControl = {
     emit: (change) => {
       for (const l of changeListeners) l(change);
     },
     calls,
+    answerReply: null,
+    release: null,
   };
+  w.__fakeDesk = control;
   w.progressDesk = {
     snapshot: async () => init.snapshot,
     getSettings: async () => settings,
@@ -175,6 +192,15 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
     openNeed: async (need: { gatewayId: string; id: string }) => {
       calls.push(`openNeed ${need.gatewayId} ${need.id}`);
       return true;
+    },
+    answerNeed: async (need: unknown, answer: unknown) => {
+      // Exactly what the page sent, in its own key order.
+      calls.push(`answerNeed ${JSON.stringify(need)} ${JSON.stringify(answer)}`);
+      const reply = control.answerReply;
+      if (reply?.hold) await new Promise<void>((resolve) => (control.release = resolve));
+      if (reply?.refuse !== undefined) throw new Error(reply.refuse);
+      if (reply?.change) control.emit(reply.change);
+      return null;
     },
     closePopover: async () => {
       calls.push("closePopover");
@@ -203,7 +229,17 @@ export async function installFake(context: BrowserContext, snapshot: DeskSnapsho
   await context.addInitScript(installFakeDesk, { snapshot, settings: settings as unknown as Record<string, unknown> });
 }
 
-/** The verbs the page called on the FAKE desk that it records (openPage, openNeed, closePopover). */
+/** How the FAKE desk replies to the next `answerNeed` calls. */
+export async function setAnswerReply(page: Page, reply: FakeAnswerReply | null): Promise<void> {
+  await page.evaluate((r) => void ((globalThis as unknown as FakeWindow).__fakeDesk!.answerReply = r), reply);
+}
+
+/** Lets an `answerNeed` call held by `{hold: true}` reply. */
+export async function releaseAnswer(page: Page): Promise<void> {
+  await page.evaluate(() => (globalThis as unknown as FakeWindow).__fakeDesk!.release?.());
+}
+
+/** The verbs the page called on the FAKE desk that it records (openPage, openNeed, answerNeed, closePopover). */
 export async function fakeCalls(page: Page): Promise<string[]> {
   return page.evaluate(() => [...(globalThis as unknown as FakeWindow).__fakeDesk!.calls]);
 }

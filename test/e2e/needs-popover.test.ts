@@ -3,13 +3,17 @@
 // answering on, real Chromium. A scripted `exec` call waits for approval: the popover shows it
 // with its exact command, its Control UI link is that Gateway's `/approve/<id>` (fetched: the
 // real Control UI page, not a redirect to setup), and when a second client answers it the entry
-// leaves with its outcome. The run is started by a client of the desk's own device: the Gateway
-// shows an approval only to that device (docs/gateway.md §10.3).
+// leaves with its outcome. Answered from the page (Y13): "Allow once" lets the run finish with
+// the command's output, "Deny" ends it without running it, and a question's chosen option
+// reaches the agent; what the agent was given is read from the scripted model's next request.
+// The run is started by a client of the desk's own device: the Gateway shows an approval only
+// to that device (docs/gateway.md §10.3).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { chromiumAvailable } from "../browser/chromium.ts";
-import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
+import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
+import type { ScriptedModel } from "../harness/scripted-model.ts";
 import type { TestGateway } from "../harness/gateway.ts";
 import { E2eRig, openPage, type TestHost } from "./support.ts";
 
@@ -26,12 +30,44 @@ let gw: TestGateway;
 let th: TestHost;
 let browser: Browser;
 let user: BareClient;
+let model: ScriptedModel;
+
+/** Starts a turn in a new session whose one tool call, `exec` of `command`, waits for approval; then says `finalText`. */
+async function startExecTurn(command: string, finalText: string): Promise<string> {
+  const key = await user.createSession();
+  const runId = `run-${Math.random().toString(16).slice(2)}`;
+  await user.request("chat.send", {
+    sessionKey: key,
+    idempotencyKey: runId,
+    message: `Run it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command } }, { text: finalText }])}`,
+  });
+  return runId;
+}
+
+const runEnded = (runId: string) =>
+  user.waitForEvent(
+    (e) => e.event === "agent" && p(e).runId === runId && p(e).stream === "lifecycle" && ["end", "error"].includes(p(e).data?.phase),
+    90_000,
+  );
+
+/** The tool result the model was given in the call it answered with `finalText`. */
+function toolResultBefore(finalText: string): string {
+  const call = model.requests().find((r) => r.kind === "agent" && r.reply?.text === finalText);
+  assert.ok(call, `the model was never asked for "${finalText}"`);
+  const messages: any[] = call.body.messages;
+  const result = messages.findLast((m) => m?.role === "tool");
+  assert.ok(result, "no tool result in that call");
+  return typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+}
 
 describe("needs you in the popover (real Gateway)", { skip: chromium.ok ? false : chromium.reason }, () => {
   const rig = new E2eRig({ agent: true, tools: { exec: { host: "gateway", mode: "ask" } }, host: { answerApprovals: true } });
   before(
     async () => {
-      ({ gw, browser, th } = await rig.start());
+      let started: ScriptedModel | null;
+      ({ gw, browser, th, model: started } = await rig.start());
+      assert.ok(started, "the scripted model runs");
+      model = started;
       user = await connectBareClient(gw, { scopes: ALL_SCOPES, identity: th.vault.deviceIdentity(), displayName: "second client" });
     },
     { timeout: 300_000 },
@@ -107,4 +143,80 @@ describe("needs you in the popover (real Gateway)", { skip: chromium.ok ? false 
       }
     },
   );
+
+  test(
+    "answered from the popover: Allow once lets the run finish with the command's output; Deny ends it without running it",
+    { timeout: 240_000 },
+    async () => {
+      const { page, context, errors } = await openPage(browser, th.host.url, { reducedMotion: true });
+      try {
+        // Allow once: the command runs and its output ("Linux") is what the agent gets.
+        const allowRun = await startExecTurn("uname -s", "saw the system name");
+        const allowItem = page.locator("li.need", { has: page.locator("pre.command", { hasText: /^uname -s$/ }) });
+        await allowItem.waitFor(WAIT);
+        await allowItem.getByRole("button", { name: "Allow once: uname -s" }).click();
+        await allowItem.waitFor({ state: "detached", timeout: 30_000 });
+        const allowed = page.locator("li.resolved", { hasText: "uname -s" });
+        await allowed.waitFor({ timeout: 15_000 });
+        assert.equal(await allowed.locator(".outcome").textContent(), "allowed once in Progress Desk");
+        await runEnded(allowRun);
+        assert.match(toolResultBefore("saw the system name"), /Linux/, "the command ran and its output reached the agent");
+
+        // Deny: the run ends; the command did not run (no output), the agent is told it was denied.
+        const denyRun = await startExecTurn("uname -o", "was refused");
+        const denyItem = page.locator("li.need", { has: page.locator("pre.command", { hasText: /^uname -o$/ }) });
+        await denyItem.waitFor(WAIT);
+        await denyItem.getByRole("button", { name: "Deny: uname -o" }).click();
+        await denyItem.waitFor({ state: "detached", timeout: 30_000 });
+        const denied = page.locator("li.resolved", { hasText: "uname -o" });
+        await denied.waitFor({ timeout: 15_000 });
+        assert.match((await denied.locator(".outcome").textContent()) ?? "", /^denied/);
+        await runEnded(denyRun);
+        const result = toolResultBefore("was refused");
+        assert.match(result, /denied/i, result);
+        assert.doesNotMatch(result, /GNU\/Linux/, "uname -o never ran");
+        assert.deepEqual(
+          errors.filter((e) => !/favicon/.test(e)),
+          [],
+        );
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  test("a question answered from the popover (an option chosen, Send) reaches the agent", { timeout: 240_000 }, async () => {
+    const { page, context, errors } = await openPage(browser, th.host.url, { reducedMotion: true });
+    const runId = `run-q-${Math.random().toString(16).slice(2)}`;
+    try {
+      const ask = {
+        questions: [
+          { id: "colour", header: "Pick", question: "Which colour?", options: [{ label: "Red" }, { label: "Blue", description: "calm" }] },
+        ],
+      };
+      await user.request("chat.send", {
+        sessionKey: "agent:main:main",
+        idempotencyKey: runId,
+        message: `Ask me.\nSCRIPT:${JSON.stringify([{ tool: "ask_user", args: ask }, { text: "colour chosen" }])}`,
+      });
+      const item = page.locator("li.need", { has: page.locator("legend", { hasText: "Which colour?" }) });
+      await item.waitFor(WAIT);
+      await item.getByRole("radio", { name: /Blue/ }).check();
+      await item.getByRole("button", { name: "Send answer" }).click();
+      await item.waitFor({ state: "detached", timeout: 30_000 });
+      await runEnded(runId);
+      const result = toolResultBefore("colour chosen");
+      assert.match(result, /"status": "answered"/);
+      assert.match(result, /"colour": \[\s*"Blue"\s*\]/);
+      assert.deepEqual(
+        errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
+    } finally {
+      await context.close();
+      // A question left pending would hold up the main session's next turn.
+      const asked = user.events.find((e) => e.event === "question.requested" && p(e).runId === runId);
+      if (asked) await user.request("question.resolve", { id: p(asked).id, cancel: true }).catch(() => {});
+    }
+  });
 });

@@ -13,7 +13,7 @@ import { FAST_BACKOFF } from "../gateway/support.ts";
 import type { BareClient, CardInput } from "../harness/bare-client.ts";
 import type { TestGateway } from "../harness/gateway.ts";
 import { GatewayRig } from "../harness/gateway-rig.ts";
-import { startScriptedModel } from "../harness/scripted-model.ts";
+import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { wireCore } from "../harness/wired-core.ts";
 
@@ -76,8 +76,8 @@ export type E2eRigOptions = {
   tools?: Record<string, unknown>;
 };
 
-/** What an end-to-end suite runs against, once `E2eRig.start` has started it all. */
-export type E2eParts = { gw: TestGateway; browser: Browser; client: BareClient; th: TestHost };
+/** What an end-to-end suite runs against, once `E2eRig.start` has started it all (`model` with `agent`: what it was asked). */
+export type E2eParts = { gw: TestGateway; browser: Browser; client: BareClient; th: TestHost; model: ScriptedModel | null };
 
 /**
  * A suite's real Gateway (with a bare client on it), real Chromium and a test host on its own
@@ -89,11 +89,12 @@ export class E2eRig {
   private gw?: TestGateway;
   private browser?: Browser;
   private th?: TestHost;
+  private model: ScriptedModel | null = null;
   private readonly opts: E2eRigOptions;
 
   constructor(opts: E2eRigOptions = {}) {
     this.opts = opts;
-    this.gateway = new GatewayRig(opts.agent ? () => startScriptedModel() : undefined, opts.tools);
+    this.gateway = new GatewayRig(opts.agent ? async () => (this.model = await startScriptedModel()) : undefined, opts.tools);
   }
 
   async start(): Promise<E2eParts> {
@@ -106,7 +107,7 @@ export class E2eRig {
     this.gw = gw;
     const th = (this.th = await startTestHost(gw, this.opts.host));
     if (this.opts.agent) await warmUpAgent(client, gw);
-    return { gw, browser: launched.value, client, th };
+    return { gw, browser: launched.value, client, th, model: this.model };
   }
 
   /** Stops the test host and starts a new one on the same data folder (a restart of the app). */

@@ -20,8 +20,10 @@ declare const document: any;
 const chromium = chromiumAvailable();
 const WAIT = { timeout: 15_000 };
 const LABEL = "Answer approvals and questions from Progress Desk";
-const ADVICE = "The Gateway did not grant the approvals and questions scopes. Approve the upgrade (`openclaw devices list`), or answer in the Control UI.";
-const ADVICE_SHOWN = "The Gateway did not grant the approvals and questions scopes. Approve the upgrade (openclaw devices list), or answer in the Control UI.";
+const ADVICE =
+  "The Gateway did not grant the approvals and questions scopes. Approve the upgrade (`openclaw devices list`), or answer in the Control UI.";
+const ADVICE_SHOWN =
+  "The Gateway did not grant the approvals and questions scopes. Approve the upgrade (openclaw devices list), or answer in the Control UI.";
 
 function snapshotWith(needs: NeedsState): DeskSnapshot {
   const snap = fakeSnapshot([]);
@@ -107,7 +109,8 @@ describe("Settings page: the answering switch (FAKE desk)", { skip: chromium.ok 
     const input = JSON.parse(saves[0]!.slice("saveGateway ".length)) as Record<string, unknown>;
     assert.equal(input.answerApprovals, true);
     assert.equal(input.id, FAKE_GW);
-    for (const secret of ["token", "password", "setupCode"]) assert.equal(secret in input, false, `${secret} is left out: the saved one stays`);
+    for (const secret of ["token", "password", "setupCode"])
+      assert.equal(secret in input, false, `${secret} is left out: the saved one stays`);
     const row = page.locator("li.gw", { hasText: "Studio" });
     await row.getByText("Answers approvals", { exact: true }).waitFor(WAIT);
 

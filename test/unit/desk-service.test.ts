@@ -53,7 +53,7 @@ describe("Settings-only verbs (desk service)", () => {
     );
   });
 
-  test("an updateSettings patch naming launchAtLogin or popoverShortcut is refused from other pages, whole", async () => {
+  test("an updateSettings patch naming launchAtLogin, popoverShortcut or localAnswerApprovals is refused from other pages, whole", async () => {
     const { service, settings } = await setup();
     const before = settings.view();
     const patches = [

@@ -155,22 +155,26 @@ describe("Settings page: the answering switch (FAKE desk)", { skip: chromium.ok 
     assert.deepEqual(errors, []);
   });
 
-  test("the Local Gateway (not in Settings): the same switch, saved as its own preference, with its advice", async () => {
-    const local = { ...fakeSettings(), gateways: [] };
-    const { page, errors } = await settingsPage(snapshotWith(OFF), local);
-    await page.getByText(/Using the Gateway found on this machine/).waitFor(WAIT);
-    const sw = page.getByRole("switch", { name: LABEL, exact: true });
-    assert.equal(await sw.isChecked(), false, "off by default");
-    await sw.check();
-    assert.deepEqual(
-      (await fakeCalls(page)).filter((c) => c.startsWith("updateSettings ")),
-      ['updateSettings {"localAnswerApprovals":true}'],
-    );
-    assert.equal((await fakeCalls(page)).filter((c) => c.startsWith("saveGateway ")).length, 0, "nothing is saved as a Gateway");
-    assert.equal(await sw.isChecked(), true);
-    await emitChange(page, { type: "needs", gatewayId: FAKE_GW, needs: REFUSED, event: null });
-    await page.getByRole("note").filter({ hasText: "did not grant" }).waitFor(WAIT);
-    assert.ok((await description(page, sw)).endsWith(ADVICE_SHOWN));
-    assert.deepEqual(errors, []);
-  });
+  for (const scheme of ["light", "dark"] as const) {
+    test(`${scheme}: the Local Gateway (not in Settings): the same switch, saved as its own preference, with its advice; axe clean`, async () => {
+      const local = { ...fakeSettings(), gateways: [] };
+      const { page, errors } = await settingsPage(snapshotWith(OFF), local, scheme);
+      await page.getByText(/Using the Gateway found on this machine/).waitFor(WAIT);
+      const sw = page.getByRole("switch", { name: LABEL, exact: true });
+      assert.equal(await sw.isChecked(), false, "off by default");
+      await sw.check();
+      assert.deepEqual(
+        (await fakeCalls(page)).filter((c) => c.startsWith("updateSettings ")),
+        ['updateSettings {"localAnswerApprovals":true}'],
+      );
+      assert.equal((await fakeCalls(page)).filter((c) => c.startsWith("saveGateway ")).length, 0, "nothing is saved as a Gateway");
+      assert.equal(await sw.isChecked(), true);
+      await emitChange(page, { type: "needs", gatewayId: FAKE_GW, needs: REFUSED, event: null });
+      await page.getByRole("note").filter({ hasText: "did not grant" }).waitFor(WAIT);
+      assert.ok((await description(page, sw)).endsWith(ADVICE_SHOWN));
+      const violations = await axeViolations(page);
+      assert.equal(violations.length, 0, formatViolations(`settings · ${scheme} · Local answering switch`, violations));
+      assert.deepEqual(errors, []);
+    });
+  }
 });

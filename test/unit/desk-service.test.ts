@@ -53,15 +53,13 @@ describe("Settings-only verbs (desk service)", () => {
     );
   });
 
-  test("an updateSettings patch naming launchAtLogin, popoverShortcut or localAnswerApprovals is refused from other pages, whole", async () => {
+  test("an updateSettings patch naming launchAtLogin or popoverShortcut is refused from other pages, whole", async () => {
     const { service, settings } = await setup();
     const before = settings.view();
     const patches = [
       { launchAtLogin: true },
       { popoverShortcut: "CommandOrControl+Shift+P" },
       { popoverShortcut: "" },
-      // Y15: answering for the Local Gateway asks it for more scopes, as a Gateway edit would.
-      { localAnswerApprovals: true },
       // The harmless part of a mixed patch is not applied either: the call is refused as a whole.
       { trayTitle: !before.trayTitle, launchAtLogin: true },
     ];
@@ -74,6 +72,21 @@ describe("Settings-only verbs (desk service)", () => {
       }
     }
     assert.deepEqual(settings.view(), before);
+  });
+
+  test("Y15: answering for the Local Gateway is turned on or off from Settings alone; nothing changes", async () => {
+    const { service, settings } = await setup();
+    // It asks the Gateway for more scopes and makes the desk an approval surface, as a Gateway edit would.
+    for (const caller of OTHER_PAGES) {
+      for (const on of [true, false]) {
+        await assert.rejects(
+          service.call("updateSettings", [{ localAnswerApprovals: on }], caller),
+          isForbidden(`updateSettings localAnswerApprovals/${caller}`),
+        );
+      }
+    }
+    assert.equal(settings.view().localAnswerApprovals, false);
+    assert.equal(service.gateways()[0]?.answerApprovals, undefined);
   });
 
   test("the message names what was refused and which page asked", async () => {

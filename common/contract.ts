@@ -208,8 +208,15 @@ export const SETTINGS_ONLY_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod
  */
 export const ANSWER_PAGE_METHODS: ReadonlySet<DeskMethod> = new Set<DeskMethod>(["answerNeed"]);
 const ANSWER_PAGES: ReadonlySet<string> = new Set<Page>(["popover", "dashboard"]);
-/** Settings only the Settings page may change (updateSettings patches that name them are refused elsewhere). */
-export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyof SettingsPatch>(["launchAtLogin", "popoverShortcut"]);
+/**
+ * Settings only the Settings page may change (updateSettings patches that name them are refused
+ * elsewhere). Answering for the Local Gateway is a Gateway change, as saveGateway is (Y15).
+ */
+export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyof SettingsPatch>([
+  "launchAtLogin",
+  "popoverShortcut",
+  "localAnswerApprovals",
+]);
 
 /**
  * Why `caller` may not make this call, or null when it may. `args` are the validated

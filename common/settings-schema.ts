@@ -90,6 +90,11 @@ const preferences = {
   /** The no-progress detector: an observation beside the card, never a change to it. */
   detector,
   pinned,
+  /**
+   * Y15: answer approvals and questions for the zero-configuration "Local" Gateway, used while
+   * Settings lists none (a saved Gateway has its own `answerApprovals`). Off by default.
+   */
+  localAnswerApprovals: flag(false),
 };
 
 // ——— the Gateways: stored without secrets; a page sees hasToken-style flags ———

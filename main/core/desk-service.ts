@@ -80,9 +80,20 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
   const gateways = (): GatewayConfig[] => {
     if (opts.override) return [opts.override];
     const configured = settings.gatewayConfigs();
-    return configured.length > 0 ? configured : [localGateway(opts.discovered)];
+    if (configured.length > 0) return configured;
+    // The Local Gateway is not saved in Settings: its answering choice is a preference of its own (Y15).
+    const local: GatewayConfig = localGateway(opts.discovered);
+    if (settings.view().localAnswerApprovals) local.answerApprovals = true;
+    return [local];
   };
   const reconfigure = (): void => desk.configure(gateways());
+  // Turning answering on or off for the Local Gateway reconnects it with (or without) the two scopes.
+  let localAnswering = settings.view().localAnswerApprovals;
+  settings.onChange((s) => {
+    if (s.localAnswerApprovals === localAnswering) return;
+    localAnswering = s.localAnswerApprovals;
+    if (!opts.override && s.gateways.length === 0) reconfigure();
+  });
   // How activity is shown and when a run counts as stalled come from Settings.
   const applyActivity = (s: Settings): void =>
     desk.setActivityOptions({

@@ -133,7 +133,16 @@ export function fakeSettings(extra: Partial<Settings> = {}): Settings {
   return {
     ...d,
     gateways: [
-      { id: FAKE_GW, label: "Studio", color: "#0a84ff", url: "ws://127.0.0.1:1", hasToken: true, hasPassword: false, hasSetupCode: false },
+      {
+        id: FAKE_GW,
+        label: "Studio",
+        color: "#0a84ff",
+        url: "ws://127.0.0.1:1",
+        answerApprovals: false,
+        hasToken: true,
+        hasPassword: false,
+        hasSetupCode: false,
+      },
     ],
     credentialStorage: "os-keychain",
     ...extra,
@@ -176,6 +185,7 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
     snapshot: async () => init.snapshot,
     getSettings: async () => settings,
     updateSettings: async (patch: Record<string, unknown>) => {
+      calls.push(`updateSettings ${JSON.stringify(patch)}`);
       settings = { ...settings, ...patch };
       for (const l of settingsListeners) l(settings);
       return settings;
@@ -183,7 +193,15 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
     dismiss: async () => ({ outcome: "error", code: "FAKE", message: "fake desk" }),
     refresh: async () => null,
     retryConnection: async () => undefined,
-    saveGateway: async () => settings,
+    // Records what the page sent; an edit of a known Gateway keeps its secrets' flags, as main does.
+    saveGateway: async (input: Record<string, unknown>) => {
+      calls.push(`saveGateway ${JSON.stringify(input)}`);
+      const { token: _t, password: _p, setupCode: _s, ...shown } = input;
+      const gateways = (settings.gateways as Record<string, unknown>[]).map((g) => (g.id === input.id ? { ...g, ...shown } : g));
+      settings = { ...settings, gateways };
+      for (const l of settingsListeners) l(settings);
+      return settings;
+    },
     removeGateway: async () => settings,
     openExternal: async () => false,
     openPage: async (page: string) => {
@@ -239,7 +257,7 @@ export async function releaseAnswer(page: Page): Promise<void> {
   await page.evaluate(() => (globalThis as unknown as FakeWindow).__fakeDesk!.release?.());
 }
 
-/** The verbs the page called on the FAKE desk that it records (openPage, openNeed, answerNeed, closePopover). */
+/** The verbs the page called on the FAKE desk that it records (openPage, openNeed, answerNeed, closePopover, updateSettings, saveGateway). */
 export async function fakeCalls(page: Page): Promise<string[]> {
   return page.evaluate(() => [...(globalThis as unknown as FakeWindow).__fakeDesk!.calls]);
 }

@@ -24,6 +24,19 @@ const settingsUrl = (t: TestHost) => t.host.settingsUrl;
 const collapseSwitch = (page: Page) => page.getByRole("switch", { name: /^Collapse task progress by default on desktop/ });
 const titleSwitch = (page: Page) => page.getByRole("switch", { name: /^Show a title next to the menu-bar icon/ });
 const cardsSwitch = (page: Page) => page.getByRole("switch", { name: /^Show task progress cards/ });
+const answerSwitch = (scope: Page | ReturnType<Page["getByRole"]>) =>
+  scope.getByRole("switch", { name: "Answer approvals and questions from Progress Desk", exact: true });
+const ANSWER_SCOPES = ["operator.approvals", "operator.questions"];
+
+/** The desk's Gateway once connected with (or without) both answering scopes and answering in that state (Y6, Y15). */
+function connectedAnswering(t: TestHost, gatewayId: string | null, on: boolean) {
+  const g = t.desk.snapshot().gateways.find((x) => gatewayId === null || x.id === gatewayId);
+  if (!g || g.connection.state !== "connected") return null;
+  const scopes = g.connection.scopes;
+  const has = ANSWER_SCOPES.every((s) => scopes.includes(s));
+  const none = ANSWER_SCOPES.every((s) => !scopes.includes(s));
+  return (on ? has : none) && g.needs.answering === (on ? "on" : "off") ? g : null;
+}
 
 describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () => {
   const rig = new E2eRig();
@@ -128,6 +141,85 @@ describe("settings page", { skip: chromium.ok ? false : chromium.reason }, () =>
       await settings.context.close();
       await popover.context.close();
       th.settings.update({ showCards: true });
+    }
+  });
+
+  test("Y15: the answering switch reconnects the Local Gateway with the approvals and questions scopes, and off again without them", async () => {
+    const opened = await openPage(browser, settingsUrl(th));
+    try {
+      const { page } = opened;
+      const local = await until("the Local Gateway connected without answering", () => connectedAnswering(th, null, false), 30_000);
+      const sw = answerSwitch(page);
+      await sw.waitFor({ timeout: 15_000 });
+      assert.equal(await sw.isChecked(), false, "off by default");
+      await sw.check();
+      const on = await until("the Local Gateway reconnected answering", () => connectedAnswering(th, local.id, true), 30_000);
+      assert.equal(on.connection.state === "connected" && on.connection.limited, false);
+      assert.equal(th.settings.view().localAnswerApprovals, true);
+      assert.deepEqual(th.settings.view().gateways, [], "the Local Gateway is not saved as a Gateway");
+      await sw.uncheck();
+      await until("the Local Gateway reconnected without answering", () => connectedAnswering(th, local.id, false), 30_000);
+      assert.equal(th.settings.view().localAnswerApprovals, false);
+      assert.deepEqual(
+        opened.errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
+    } finally {
+      await opened.context.close();
+      th.settings.update({ localAnswerApprovals: false });
+    }
+  });
+
+  test("Y15: a saved Gateway turned to answer in its editor reconnects with both scopes; turned off, without them; the token stays saved", async () => {
+    const opened = await openPage(browser, settingsUrl(th), { width: 640 });
+    const sent: string[] = [];
+    opened.page.on("websocket", (ws) => ws.on("framesent", (f) => sent.push(String(f.payload))));
+    try {
+      const { page } = opened;
+      // The page's socket is already open; reload so its frames are recorded from the first.
+      await page.reload();
+      await page.getByRole("button", { name: "Add Gateway…" }).click();
+      const form = page.getByRole("form", { name: "Add a Gateway" });
+      await form.getByLabel("Address").fill(`ws://127.0.0.1:${gw.port}`);
+      await form.getByLabel("Label").fill("Answering desk");
+      await form.getByLabel("Token", { exact: true }).fill(gw.token);
+      assert.equal(await answerSwitch(form).isChecked(), false, "off for a new Gateway");
+      await form.getByRole("button", { name: "Add Gateway", exact: true }).click();
+      await form.waitFor({ state: "detached", timeout: 10_000 });
+      const [saved] = th.settings.view().gateways;
+      assert.ok(saved);
+      await until("the saved Gateway connected without answering", () => connectedAnswering(th, saved.id, false), 30_000);
+
+      const row = page.locator("li.gw", { hasText: "Answering desk" });
+      await row.getByRole("button", { name: "Edit…" }).click();
+      const edit = page.getByRole("form", { name: "Edit Answering desk" });
+      await answerSwitch(edit).check();
+      await edit.getByRole("button", { name: "Save", exact: true }).click();
+      await edit.waitFor({ state: "detached", timeout: 10_000 });
+      await row.getByText("Answers approvals", { exact: true }).waitFor({ timeout: 10_000 });
+      await until("the saved Gateway reconnected answering", () => connectedAnswering(th, saved.id, true), 30_000);
+      assert.equal(th.settings.view().gateways[0]?.hasToken, true, "the token is still saved");
+      // Only the first save carried the token; the switch's save left every secret out.
+      assert.equal(sent.filter((f) => f.includes(gw.token)).length, 1);
+      assert.ok(sent.some((f) => f.includes('"answerApprovals":true')));
+
+      await row.getByRole("button", { name: "Edit…" }).click();
+      await answerSwitch(edit).uncheck();
+      await edit.getByRole("button", { name: "Save", exact: true }).click();
+      await edit.waitFor({ state: "detached", timeout: 10_000 });
+      await until("the saved Gateway reconnected without answering", () => connectedAnswering(th, saved.id, false), 30_000);
+      assert.equal(await row.getByText("Answers approvals").count(), 0);
+      await row.getByRole("button", { name: "Remove…" }).click();
+      await row.getByRole("group", { name: "Remove Answering desk" }).getByRole("button", { name: "Remove", exact: true }).click();
+      await row.waitFor({ state: "detached", timeout: 10_000 });
+      assert.deepEqual(
+        opened.errors.filter((e) => !/favicon/.test(e)),
+        [],
+      );
+    } finally {
+      await opened.context.close();
+      for (const g of th.settings.view().gateways) th.settings.removeGateway(g.id);
+      th.desk.configure(th.service.gateways());
     }
   });
 

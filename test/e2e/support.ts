@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { historyPath, openHistoryFile } from "../../main/core/card-history-file.ts";
 import type { ProgressDesk } from "../../main/core/desk.ts";
+import type { DeskService } from "../../main/core/desk-service.ts";
 import { jsonFileBackend, type SettingsStore } from "../../main/core/settings.ts";
 import { fileStorage, type CredentialVault } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
@@ -25,6 +26,8 @@ export type TestHost = {
   /** The core's vault: its device identity is the desk's (docs/gateway.md §10.3). */
   vault: CredentialVault;
   settings: SettingsStore;
+  /** The contract's service: the Gateways the core should use now, as Settings say. */
+  service: DeskService;
   home: string;
   /** Stops the host and the core; the data folder stays for a restart. */
   stop(): Promise<void>;
@@ -56,6 +59,7 @@ export async function startTestHost(
     desk,
     vault,
     settings,
+    service,
     home,
     async stop() {
       await host.close();

@@ -74,6 +74,21 @@ describe("Settings-only verbs (desk service)", () => {
     assert.deepEqual(settings.view(), before);
   });
 
+  test("Y15: answering for the Local Gateway is turned on or off from Settings alone; nothing changes", async () => {
+    const { service, settings } = await setup();
+    // It asks the Gateway for more scopes and makes the desk an approval surface, as a Gateway edit would.
+    for (const caller of OTHER_PAGES) {
+      for (const on of [true, false]) {
+        await assert.rejects(
+          service.call("updateSettings", [{ localAnswerApprovals: on }], caller),
+          isForbidden(`updateSettings localAnswerApprovals/${caller}`),
+        );
+      }
+    }
+    assert.equal(settings.view().localAnswerApprovals, false);
+    assert.equal(service.gateways()[0]?.answerApprovals, undefined);
+  });
+
   test("the message names what was refused and which page asked", async () => {
     const { service } = await setup();
     await assert.rejects(service.call("updateSettings", [{ launchAtLogin: true, popoverShortcut: "Alt+P" }], "dashboard"), {
@@ -183,5 +198,42 @@ describe("copyDiagnostics (Settings only)", () => {
     for (const caller of OTHER_PAGES)
       await assert.rejects(service.call("copyDiagnostics", [], caller), isForbidden(`copyDiagnostics/${caller}`));
     await assert.rejects(service.call("copyDiagnostics", [1], "settings"), { code: "BAD_REQUEST" });
+  });
+});
+
+describe("the Local Gateway's answering preference (Y15)", () => {
+  /** The Gateway lists the service hands the core, in order (the core is never started). */
+  async function watched() {
+    const { service, settings, desk } = await wireCore({ url: "ws://127.0.0.1:9", token: "t" });
+    const configured: unknown[][] = [];
+    const configure = desk.configure.bind(desk);
+    desk.configure = (gateways) => {
+      configured.push(gateways);
+      configure(gateways);
+    };
+    return { service, settings, configured };
+  }
+
+  test("turned on from Settings: the Local Gateway answers, the core is given it at once; off again, it does not", async () => {
+    const { service, configured } = await watched();
+    assert.equal(service.gateways()[0]?.answerApprovals, undefined, "off by default");
+    await service.call("updateSettings", [{ localAnswerApprovals: true }], "settings");
+    assert.equal(service.gateways()[0]?.answerApprovals, true);
+    assert.equal(service.gateways()[0]?.token, "t", "the discovered token stays with it");
+    assert.deepEqual(configured, [service.gateways()]);
+    await service.call("updateSettings", [{ localAnswerApprovals: false }], "settings");
+    assert.equal(service.gateways()[0]?.answerApprovals, undefined);
+    assert.equal(configured.length, 2);
+  });
+
+  test("other changes do not reconnect; once Settings lists a Gateway the preference does nothing", async () => {
+    const { service, configured } = await watched();
+    await service.call("updateSettings", [{ trayTitle: false }], "settings");
+    assert.equal(configured.length, 0, "no reconnect for an unrelated setting");
+    await service.call("saveGateway", [GATEWAY], "settings");
+    const count = configured.length;
+    await service.call("updateSettings", [{ localAnswerApprovals: true }], "settings");
+    assert.equal(configured.length, count, "the saved Gateway is not reconnected");
+    assert.equal(service.gateways()[0]?.answerApprovals, undefined, "a saved Gateway has its own switch");
   });
 });

@@ -31,6 +31,7 @@ describe("defaults", () => {
       detector: { enabled: true, pollingRepeats: 5, silentMinutes: 10 },
       gateways: [],
       pinned: [],
+      localAnswerApprovals: false,
     });
   });
 });

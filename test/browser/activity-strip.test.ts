@@ -97,9 +97,9 @@ describe("activity strip: folded lines (FAKE desk)", { skip: chromium.ok ? false
       const { page, errors, strip } = await open("popover", scheme);
       const current = strip.locator(".line.current");
       assert.equal(await current.locator(".label").textContent(), "Shell · run tests");
-      assert.equal(await current.locator('.count [aria-hidden="true"]').textContent(), "×3");
+      assert.equal(await current.locator('.repeats [aria-hidden="true"]').textContent(), "×3");
       assert.equal(await current.getAttribute("aria-label"), "Now: Shell · run tests, 3 times");
-      assert.ok(await current.locator(".count").isVisible());
+      assert.ok(await current.locator(".repeats").isVisible());
       const violations = await axeViolations(page);
       assert.equal(violations.length, 0, formatViolations(`popover · ${scheme} · activity`, violations));
       assert.deepEqual(errors, []);
@@ -113,7 +113,7 @@ describe("activity strip: folded lines (FAKE desk)", { skip: chromium.ok ? false
       (await recent.allTextContents()).map((t) => t.replace(/\s+/g, " ").trim()),
       ["Read · AGENTS.md", "Shell · git status×22 times", "Edit · src/session-owner.ts"],
     );
-    assert.equal(await recent.nth(0).locator(".count").count(), 0);
+    assert.equal(await recent.nth(0).locator(".repeats").count(), 0);
     const tree = await strip.locator(".recent").ariaSnapshot();
     assert.match(tree, /listitem: Shell · git status 2 times/, tree);
     assert.doesNotMatch(tree, /×/, "the sign is hidden from screen readers");
@@ -122,7 +122,7 @@ describe("activity strip: folded lines (FAKE desk)", { skip: chromium.ok ? false
   test("a new repeat updates the count in place", async () => {
     const { page, strip } = await open("popover", "light");
     await emitChange(page, { type: "activity", gatewayId: FAKE_GW, activity: activity(polling(4)) });
-    await strip.locator('.line.current .count [aria-hidden="true"]', { hasText: "×4" }).waitFor(WAIT);
+    await strip.locator('.line.current .repeats [aria-hidden="true"]', { hasText: "×4" }).waitFor(WAIT);
     assert.equal(await strip.locator(".line.current").getAttribute("aria-label"), "Now: Shell · run tests, 4 times");
   });
 });

@@ -53,6 +53,7 @@ describe("strip lines", () => {
     const folded = foldRepeats([line("Shell · make", 1, { count: 5 }), line("Shell · make", 2), line("Read · b.md", 3, { count: 1 })]);
     assert.deepEqual(folded, [line("Shell · make", 2, { count: 6 }), line("Read · b.md", 3)]);
     assert.equal("count" in folded[1]!, false);
+    assert.equal(foldRepeats([line("Shell · make", 1, { count: 2 }), line("Shell · make", 2, { count: 3 })])[0]?.count, 5);
   });
 
   test("the input is not changed", () => {

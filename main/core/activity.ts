@@ -608,8 +608,7 @@ function rememberEnded(s: Session, runId: string): void {
 function carryRepeats(dropped: readonly Call[], kept: readonly Call[]): void {
   const first = kept[0];
   if (!first) return;
-  for (let i = dropped.length - 1; i >= 0; i--) {
-    const d = dropped[i]!;
+  for (const d of [...dropped].reverse()) {
     if (d.tool !== first.tool || d.detail !== first.detail || d.verb !== first.verb) return;
     first.repeatsBefore += 1 + d.repeatsBefore;
   }

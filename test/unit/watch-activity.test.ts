@@ -71,6 +71,6 @@ describe("watch: folded activity lines", () => {
     const long = `Shell · ${"npm run test:integration -- --grep session ".repeat(3)}`;
     const row = statusBlock(snapshot(activity(exec(12, long))), 60).find((l) => l.startsWith("⋯"));
     assert.ok(row?.endsWith(" ×12"), row);
-    assert.ok(row.length <= 60, `${row.length} characters`);
+    assert.ok(row !== undefined && row.length <= 60, `${row?.length} characters`);
   });
 });

@@ -162,7 +162,7 @@ export type Unsubscribe = () => void;
 export type ActivityGlyph =
   "read" | "write" | "edit" | "shell" | "list" | "search" | "web" | "plan" | "card" | "agent" | "message" | "tool";
 
-/** `off`: no lines; `new`: skip a line whose tool repeats the previous one; `all`: every call. */
+/** `off`: no lines; `new`: skip a line whose tool repeats the previous one; `all`: every call, same ones in a row folded with a count. */
 export type ActivityMode = "off" | "new" | "all";
 /** `raw`: a command line shows the command (as the Gateway summarised it); `status`: only `Shell`. */
 export type CommandText = "raw" | "status";
@@ -177,6 +177,8 @@ export type ActivityLine = {
   at: number;
   /** `waiting`: the call waits for the person (an approval), not for the machine. */
   status: "running" | "waiting" | "done" | "failed";
+  /** How many consecutive same calls this line stands for (`×3`); absent for one. `at` and `status` are the newest's. */
+  count?: number;
 };
 
 /** One session's activity, as put on the wire. */

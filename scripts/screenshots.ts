@@ -77,10 +77,11 @@ try {
   await dash.close();
 
   // A live run on the repair card: its current line under the card, the earlier ones above it
-  // (the card is open). The agent rewrites its card first, as agents do: a card older than the
-  // live run would show as paused (R6). The first turn after the Gateway starts is slow: warm up
-  // on a session of its own (no card, so it shows nowhere). The final reply waits, so the run
-  // stays live while the image is taken.
+  // (the card is open); the test command runs three times in a row, so the current line says
+  // "×3". The agent rewrites its card first, as agents do (a card older than the live run would
+  // show as paused, R6); that write makes no line, its effect is the card. The first turn after
+  // the Gateway starts is slow: warm up on a session of its own (no card, so it shows nowhere).
+  // The final reply waits, so the run stays live while the image is taken.
   const warm = await session("Warm-up");
   await agent.runTurn(warm, [{ text: "warmed up" }], { timeoutMs: 150_000 });
   const run = agent.runTurn(
@@ -93,6 +94,8 @@ try {
         args: { path: "src/gateway/session-owner.ts", content: "export const resolveOwner = (s) => s.owner ?? s.createdBy;\n" },
       },
       { tool: "exec", args: { command: "npm test" } },
+      { tool: "exec", args: { command: "npm test" } },
+      { tool: "exec", args: { command: "npm test" } },
       { text: "done", delayMs: 8000 },
     ],
     { timeoutMs: 120_000 },
@@ -100,8 +103,8 @@ try {
   run.catch(() => {});
   const live = await browser.newPage({ viewport: { width: 400, height: 900 }, colorScheme: "light", deviceScaleFactor: 2 });
   await live.goto(th.host.url);
-  const current = live.locator(`article.card[data-key*="${repair}"] .activity .line.current .label`);
-  await current.filter({ hasText: "Shell · run tests" }).waitFor({ timeout: 60_000 });
+  const current = live.locator(`article.card[data-key*="${repair}"] .activity .line.current`);
+  await current.filter({ hasText: "Shell · run tests" }).filter({ hasText: "×3" }).waitFor({ timeout: 90_000 });
   await live.waitForTimeout(400);
   await live.screenshot({ path: join(out, "popover-activity.png"), fullPage: true });
   await live.close();

@@ -70,14 +70,24 @@ export type ActivityJsonLine = {
   sessionKey: string;
   live: boolean;
   runId: string | null;
-  current: { glyph: string; label: string; tool: string; status: string; at: number } | null;
-  lines: { glyph: string; label: string; tool: string; status: string; at: number }[];
+  current: ActivityJsonEntry | null;
+  lines: ActivityJsonEntry[];
   stall: { kind: string; text: string } | null;
 };
 
+/** `count` is present only on a line standing for several same calls in a row (added later: optional). */
+type ActivityJsonEntry = { glyph: string; label: string; tool: string; status: string; at: number; count?: number };
+
 /** One `{"type":"activity"}` object: labels only, never tool output. */
 export function activityLine(a: SessionActivity): ActivityJsonLine {
-  const line = (l: SessionActivity["lines"][number]) => ({ glyph: l.glyph, label: l.label, tool: l.tool, status: l.status, at: l.at });
+  const line = (l: SessionActivity["lines"][number]): ActivityJsonEntry => ({
+    glyph: l.glyph,
+    label: l.label,
+    tool: l.tool,
+    status: l.status,
+    at: l.at,
+    ...(l.count !== undefined && l.count > 1 ? { count: l.count } : {}),
+  });
   return {
     type: "activity",
     gateway: a.gatewayId,
@@ -98,7 +108,8 @@ export function activitySignature(a: SessionActivity): string {
     l.runId,
     l.current?.label,
     l.current?.status,
-    l.lines.map((x) => [x.label, x.status]),
+    l.current?.count ?? 1,
+    l.lines.map((x) => [x.label, x.status, x.count ?? 1]),
     l.stall?.text ?? null,
   ]);
 }
@@ -234,7 +245,9 @@ function activityRows(a: SessionActivity | null, width: number): string[] {
   const rows: string[] = [];
   if (a.live && a.current) {
     const waiting = a.current.status === "waiting" ? "waiting for your approval · " : "";
-    rows.push(truncate(`    ⋯ ${waiting}${a.current.label}`, width));
+    const count = a.current.count !== undefined && a.current.count > 1 ? ` ×${a.current.count}` : "";
+    // The count stays visible when the label is cut.
+    rows.push(truncate(`    ⋯ ${waiting}${a.current.label}`, Math.max(1, width - count.length)) + count);
   }
   if (a.live && a.stall) rows.push(truncate(`    ! ${a.stall.text}`, width));
   return rows;

@@ -11,7 +11,8 @@
 //
 // This file is the tracker; its pure parts live in activity/: tool-labels.ts (glyph and verb
 // per tool), redact-secrets.ts (the security rule every detail passes), fingerprint.ts
-// ("same call" for the stall detector) and payload.ts (reading an event's fields and details).
+// ("same call" for the stall detector), payload.ts (reading an event's fields and details) and
+// strip-lines.ts (the card's own writes left out, repeats folded with a count).
 
 import { truncate } from "../../common/truncate.ts";
 import type {
@@ -38,6 +39,7 @@ import { isOnGateway, sessionOnGatewayKey } from "../../common/keys.ts";
 import { kindOf, type ToolKind } from "./activity/tool-labels.ts";
 import { argsFingerprint, summaryFingerprint } from "./activity/fingerprint.ts";
 import { cleanDetail, detailFromArgs, isObj, str, type Obj } from "./activity/payload.ts";
+import { foldRepeats, leftOffStrip } from "./activity/strip-lines.ts";
 
 export type { StallOptions } from "./stall-detector.ts";
 
@@ -103,6 +105,8 @@ type Call = {
   fingerprint: string;
   /** Made from a `tool` event (no `item` seen for this call). */
   fromToolStream: boolean;
+  /** Same calls just before this one, dropped from `calls` by its bound: they still count in its fold. */
+  repeatsBefore: number;
 };
 
 type Session = {
@@ -353,6 +357,7 @@ export class ActivityTracker {
   private onItem(s: Session, data: Obj, now: number): boolean {
     const tool = str(data.name);
     if (tool === null) return false;
+    if (leftOffStrip(tool)) return this.onCardWrite(s, now);
     const id = str(data.toolCallId) ?? str(data.itemId) ?? `${tool}#${s.calls.length}`;
     const phase = str(data.phase);
     const kind = kindOf(tool);
@@ -401,11 +406,18 @@ export class ActivityTracker {
     return true;
   }
 
+  /** The agent writes its card: progress for the stall detector, and no line (the card shows it). */
+  private onCardWrite(s: Session, now: number): boolean {
+    if (s.watch) noteCardChange(s.watch, now);
+    return false;
+  }
+
   /** `tool` events reach only the run's own client with `tool-events`; used only when no `item` came. */
   private onTool(s: Session, data: Obj, now: number): boolean {
     const tool = str(data.name);
     const id = str(data.toolCallId);
     if (tool === null || id === null) return false;
+    if (leftOffStrip(tool)) return this.onCardWrite(s, now);
     const phase = str(data.phase);
     const existing = s.open.get(id) ?? s.calls.find((c) => c.id === id);
     if (phase === "start" && !existing) {
@@ -455,26 +467,23 @@ export class ActivityTracker {
       status: "running",
       fingerprint: c.fingerprint,
       fromToolStream: c.fromToolStream,
+      repeatsBefore: 0,
     };
     s.calls.push(call);
     const keep = this.opts.maxLines * STORED_PER_LINE;
-    if (s.calls.length > keep) s.calls.splice(0, s.calls.length - keep);
+    if (s.calls.length > keep) carryRepeats(s.calls.splice(0, s.calls.length - keep), s.calls);
     s.open.set(call.id, call);
     if (s.open.size > MAX_OPEN_CALLS) {
       const oldestOpen = s.open.keys().next();
       if (!oldestOpen.done) s.open.delete(oldestOpen.value);
     }
     s.current = call;
-    if (s.watch) {
-      // Writing the card is progress by definition, not a call that can poll.
-      if (call.glyph === "card") noteCardChange(s.watch, c.now);
-      else
-        noteCall(
-          s.watch,
-          { fingerprint: call.fingerprint, tool: call.tool, verb: call.verb, label: this.label(call), shell: call.command },
-          c.now,
-        );
-    }
+    if (s.watch)
+      noteCall(
+        s.watch,
+        { fingerprint: call.fingerprint, tool: call.tool, verb: call.verb, label: this.label(call), shell: call.command },
+        c.now,
+      );
     return call;
   }
 
@@ -492,17 +501,23 @@ export class ActivityTracker {
   private snapshot(s: Session): SessionActivity {
     const { mode, maxLines } = this.opts;
     let lines: ActivityLine[] = [];
-    if (mode !== "off") {
-      const shown = mode === "new" ? s.calls.filter((c, i) => i === 0 || s.calls[i - 1]?.tool !== c.tool) : s.calls;
-      lines = shown.slice(-maxLines).map((c) => this.line(c));
+    let current = s.current ? this.line(s.current) : null;
+    if (mode === "new") {
+      lines = s.calls.filter((c, i) => i === 0 || s.calls[i - 1]?.tool !== c.tool).map((c) => this.line(c));
+    } else if (mode === "all") {
+      // Folded before the bound, so a folded line counts as one of `maxLines`.
+      lines = foldRepeats(s.calls.map((c) => ({ ...this.line(c), count: 1 + c.repeatsBefore })));
+      // The newest call is the last line's newest call: the current line carries its count.
+      if (s.current && s.current === s.calls.at(-1)) current = lines.at(-1) ?? current;
     }
+    lines = lines.slice(-maxLines);
     const live = s.liveRuns.length > 0;
     return {
       gatewayId: s.gatewayId,
       sessionKey: s.sessionKey,
       live,
       runId: s.liveRuns.at(-1) ?? null,
-      current: live && mode !== "off" && s.current ? this.line(s.current) : null,
+      current: live && mode !== "off" ? current : null,
       lines,
       stall: s.stall,
       updatedAt: s.updatedAt,
@@ -587,6 +602,16 @@ function rememberEnded(s: Session, runId: string): void {
   if (s.endedRuns.includes(runId)) return;
   s.endedRuns.push(runId);
   if (s.endedRuns.length > MAX_ENDED_RUNS) s.endedRuns.shift();
+}
+
+/** The calls dropped by the bound hand their count to the first kept call when they were the same call. */
+function carryRepeats(dropped: readonly Call[], kept: readonly Call[]): void {
+  const first = kept[0];
+  if (!first) return;
+  for (const d of [...dropped].reverse()) {
+    if (d.tool !== first.tool || d.detail !== first.detail || d.verb !== first.verb) return;
+    first.repeatsBefore += 1 + d.repeatsBefore;
+  }
 }
 
 function clampLines(n: number): number {

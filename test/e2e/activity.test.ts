@@ -56,14 +56,16 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
         const key = await user.createSession();
         const turn = user.runTurn(key, [
           { tool: "progress_card", args: { plan: plan("completed", "in_progress", "pending"), markdown: "Running the checks" } },
+          { tool: "read", args: { path: "AGENTS.md" } },
           { tool: "exec", args: { command: "echo hi" } },
           { text: "done", delayMs: 4000 },
         ]);
         const c = card(page, key);
         await c.locator(".activity .line.current .label", { hasText: "Shell · print text" }).waitFor({ timeout: 30_000 });
         assert.equal(await c.locator(".activity .stall").count(), 0);
-        // Open: the recent lines (before the current one) are listed too, quieter than the card.
-        assert.equal(await c.locator(".activity .recent .label").first().textContent(), "Progress card");
+        // Open: the recent lines (before the current one) are listed too, quieter than the card;
+        // the card's own write is not one of them (issue 19: its effect is the card).
+        assert.deepEqual(await c.locator(".activity .recent .label").allTextContents(), ["Read · AGENTS.md"]);
         assert.equal((await turn).phase, "end");
         await c.locator(".activity").waitFor({ state: "detached", timeout: 15_000 });
         assert.deepEqual(errors, []);
@@ -82,6 +84,10 @@ describe("live activity in the popover and in watch", { skip: chromium.ok ? fals
         assert.deepEqual(Object.keys(live.current).sort(), ["at", "glyph", "label", "status", "tool"]);
         assert.equal(lines.at(-1)!.current, null, "the run's end clears the current line");
         assert.ok(!watchOut.includes('"hi\\n"') && !/"output"/.test(watchOut), "never tool output");
+        assert.ok(
+          lines.every((l) => l.current?.tool !== "progress_card" && l.lines.every((x: { tool: string }) => x.tool !== "progress_card")),
+          "no card-write line in watch either",
+        );
       } finally {
         await context.close();
       }

@@ -110,7 +110,7 @@ describe("activity lines", () => {
     h.tool("r1", "edit", "in notes/out.txt (3 chars)");
     h.tool("r1", "sessions_spawn", "kid");
     h.tool("r1", "memory_get", "notes");
-    h.tool("r1", "progress_card", undefined, { keepOpen: true, title: "Progress Card" });
+    h.tool("r1", "update_plan", undefined, { keepOpen: true, title: "Update plan" });
     const a = h.tracker.get(GW, KEY)!;
     assert.equal(a.live, true);
     assert.equal(a.runId, "r1");
@@ -124,11 +124,11 @@ describe("activity lines", () => {
         ["edit", "Edit · notes/out.txt (3 chars)", "edit", "done"],
         ["agent", "Sub-agent · kid", "sessions_spawn", "done"],
         ["tool", "Memory get · notes", "memory_get", "done"],
-        ["card", "Progress card", "progress_card", "running"],
+        ["plan", "Plan", "update_plan", "running"],
       ],
       "the last 8 of 9 lines (the first, Read, dropped)",
     );
-    assert.deepEqual(a.current, { glyph: "card", label: "Progress card", tool: "progress_card", at: T0, status: "running" });
+    assert.deepEqual(a.current, { glyph: "plan", label: "Plan", tool: "update_plan", at: T0, status: "running" });
   });
 
   test("a read line is `Read · path`; update events and sign-of-life streams add nothing", () => {
@@ -170,14 +170,16 @@ describe("activity lines", () => {
     assert.deepEqual(labels(a), ["Read · a.md", "Shell · npm test", "Read · b.md", "Shell · git status"]);
     assert.equal(a.current?.label, "Shell · git status");
     h.tracker.setOptions({ mode: "all" });
-    assert.deepEqual(labels(h.tracker.get(GW, KEY)), [
-      "Read · a.md",
-      "Shell · npm test",
-      "Shell · npm test",
-      "Shell · npm run lint",
-      "Read · b.md",
-      "Shell · git status",
-    ]);
+    assert.deepEqual(
+      h.tracker.get(GW, KEY)?.lines.map((l) => [l.label, l.count ?? 1]),
+      [
+        ["Read · a.md", 1],
+        ["Shell · npm test", 2],
+        ["Shell · npm run lint", 1],
+        ["Read · b.md", 1],
+        ["Shell · git status", 1],
+      ],
+    );
   });
 
   test("`off` shows no lines and no current line, but still whether a run is live", () => {
@@ -197,7 +199,14 @@ describe("activity lines", () => {
     h.tool("r1", "exec", "npm test");
     h.tool("r1", "exec", "rm -rf build && make release", { keepOpen: true });
     const a = h.tracker.get(GW, KEY)!;
-    assert.deepEqual(labels(a), ["Read · docs/guide.md", "Shell", "Shell"]);
+    // Two commands that read the same fold into one line, as the person sees them.
+    assert.deepEqual(
+      a.lines.map((l) => [l.label, l.count ?? 1]),
+      [
+        ["Read · docs/guide.md", 1],
+        ["Shell", 2],
+      ],
+    );
     assert.equal(a.current?.label, "Shell");
     assert.doesNotMatch(JSON.stringify(a), /npm|make release/);
   });
@@ -660,5 +669,109 @@ describe("no-progress flags", () => {
     assert.equal(h.tracker.get(GW, KEY)!.stall?.kind, "polling");
     h.end("r1");
     assert.equal(h.tracker.get(GW, KEY)!.stall, null);
+  });
+});
+
+describe("the strip tidied (issue 19)", () => {
+  test("the agent's progress_card writes make no line and no current line; the lines around them stay", () => {
+    const h = setup();
+    h.start("r1");
+    h.tool("r1", "read", "from docs/guide.md");
+    h.tool("r1", "progress_card", undefined, { title: "Progress Card" });
+    h.tool("r1", "exec", "npm test");
+    h.tool("r1", "progress_card", undefined, { keepOpen: true, title: "Progress Card" });
+    const a = h.tracker.get(GW, KEY)!;
+    assert.deepEqual(labels(a), ["Read · docs/guide.md", "Shell · npm test"]);
+    assert.equal(a.current?.label, "Shell · npm test", "the newest line the strip shows");
+    assert.doesNotMatch(JSON.stringify(h.emits), /progress_card|Progress card/);
+  });
+
+  test("a progress_card write seen only on the `tool` stream makes no line either", () => {
+    const h = setup();
+    h.start("r1");
+    h.feed(h.ev("r1", "tool", { phase: "start", name: "progress_card", toolCallId: "c1", args: { markdown: "x" } }));
+    h.feed(h.ev("r1", "tool", { phase: "result", name: "progress_card", toolCallId: "c1", isError: false }));
+    assert.deepEqual(h.tracker.get(GW, KEY)!.lines, []);
+  });
+
+  test("the same call three times in a row is one line ×3 with the newest status and time; current carries the count", () => {
+    const h = setup();
+    h.start("r1");
+    h.tool("r1", "read", "from package.json");
+    h.tool("r1", "exec", "npm test", { status: "failed" });
+    h.time.advance(1000);
+    h.tool("r1", "exec", "npm test", { status: "failed" });
+    h.time.advance(1000);
+    h.tool("r1", "exec", "npm test", { keepOpen: true });
+    const a = h.tracker.get(GW, KEY)!;
+    assert.deepEqual(a.lines, [
+      { glyph: "read", label: "Read · package.json", tool: "read", at: T0, status: "done" },
+      { glyph: "shell", label: "Shell · npm test", tool: "exec", at: T0 + 2000, status: "running", count: 3 },
+    ]);
+    assert.deepEqual(a.current, a.lines.at(-1));
+  });
+
+  test("a different line in between breaks the fold; a card write in between does not", () => {
+    const h = setup();
+    h.start("r1");
+    h.tool("r1", "exec", "npm test");
+    h.tool("r1", "exec", "npm test");
+    h.tool("r1", "read", "from log.txt");
+    h.tool("r1", "exec", "npm test");
+    h.tool("r1", "progress_card", undefined);
+    h.tool("r1", "exec", "npm test");
+    h.tool("r1", "exec", "npm run lint");
+    assert.deepEqual(
+      h.tracker.get(GW, KEY)!.lines.map((l) => [l.label, l.count ?? 1]),
+      [
+        ["Shell · npm test", 2],
+        ["Read · log.txt", 1],
+        ["Shell · npm test", 2],
+        ["Shell · npm run lint", 1],
+      ],
+    );
+  });
+
+  test("a folded line counts as one of the line bound, and its count survives the stored-call bound", () => {
+    const h = setup({ maxLines: 3 });
+    h.start("r1");
+    h.tool("r1", "read", "from a.md");
+    h.tool("r1", "read", "from b.md");
+    // 40 polls: more than the calls kept per session (3 lines × 4), all one line.
+    for (let i = 0; i < 40; i++) h.tool("r1", "exec", "gh run view 42");
+    h.tool("r1", "read", "from c.md");
+    assert.deepEqual(
+      h.tracker.get(GW, KEY)!.lines.map((l) => [l.label, l.count ?? 1]),
+      [
+        ["Shell · gh run view 42", 40],
+        ["Read · c.md", 1],
+      ],
+    );
+  });
+
+  test("the bound of lines still holds with folds: the oldest lines go", () => {
+    const h = setup({ maxLines: 2 });
+    h.start("r1");
+    h.tool("r1", "read", "from a.md");
+    h.tool("r1", "exec", "make");
+    h.tool("r1", "exec", "make");
+    h.tool("r1", "read", "from b.md");
+    assert.deepEqual(
+      h.tracker.get(GW, KEY)!.lines.map((l) => [l.label, l.count ?? 1]),
+      [
+        ["Shell · make", 2],
+        ["Read · b.md", 1],
+      ],
+    );
+  });
+
+  test("a new repeat of the folded line is emitted (the count changed)", () => {
+    const h = setup();
+    h.start("r1");
+    h.tool("r1", "exec", "npm test");
+    h.time.advance(1000);
+    h.tool("r1", "exec", "npm test");
+    h.time.advance(1000);
+    assert.equal(h.emits.at(-1)?.lines.at(-1)?.count, 2);
   });
 });

@@ -158,7 +158,7 @@ try {
 async function needsYouScreenshot(): Promise<void> {
   const askModel = await startScriptedModel();
   const askGw = await startGateway({ model: askModel, tools: { exec: { host: "gateway", mode: "ask" } } });
-  const askHost = await startTestHost(askGw, { answerApprovals: true });
+  const askHost = await startTestHost(askGw, { answerApprovals: true, label: "Build host", color: "#2f7d4f" });
   const owner = await connectBareClient(askGw, {
     scopes: ["operator.read", "operator.write", "operator.approvals", "operator.questions"],
     identity: askHost.vault.deviceIdentity(),
@@ -178,7 +178,7 @@ async function needsYouScreenshot(): Promise<void> {
     await owner.request("chat.send", {
       sessionKey: key,
       idempotencyKey: `shot-${Date.now()}`,
-      message: `Clean it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command: "find ./build/cache -type f -mtime +14 -delete" } }, { text: "done" }])}`,
+      message: `Clean it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command: "find /var/tmp/build-cache -type f -mtime +14 -delete", workdir: "/var/tmp" } }, { text: "done" }])}`,
     });
     const page = await browser.newPage({ viewport: { width: 400, height: 900 }, colorScheme: "light", deviceScaleFactor: 2 });
     await page.goto(askHost.host.url);

@@ -37,12 +37,24 @@ export type TestHost = {
 export async function startTestHost(
   gw: { url: string; token: string },
   /** history: keep the card history in the data folder (card-history.json), as the app does, so a restart continues it. */
-  /** answerApprovals: the Gateway is used with answering on (as if set in Settings). */
-  opts: { home?: string; refreshTimeoutMs?: number; history?: boolean; answerApprovals?: boolean } = {},
+  /** answerApprovals: the Gateway is used with answering on (as if set in Settings); label, color: its name and colour there. */
+  opts: { home?: string; refreshTimeoutMs?: number; history?: boolean; answerApprovals?: boolean; label?: string; color?: string } = {},
 ): Promise<TestHost> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "pd-e2e-"));
   const { desk, settings, service, vault } = await wireCore(gw, {
-    ...(opts.answerApprovals ? { service: { override: { url: gw.url, token: gw.token, answerApprovals: true } } } : {}),
+    ...(opts.answerApprovals
+      ? {
+          service: {
+            override: {
+              url: gw.url,
+              token: gw.token,
+              answerApprovals: true,
+              ...(opts.label ? { label: opts.label } : {}),
+              ...(opts.color ? { color: opts.color } : {}),
+            },
+          },
+        }
+      : {}),
     storage: fileStorage(join(home, "credentials.json")),
     backend: jsonFileBackend(join(home, "settings.json")),
     desk: {

@@ -1,6 +1,7 @@
 // The browser host against a real Gateway: the first stdout line, the secret, Host/Origin
 // checks (no DNS rebinding), the CSP, the page contract over its WebSocket, and Settings on
 // its own origin (the only socket that may change Gateways).
+import { once } from "node:events";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -464,7 +465,10 @@ describe("progress-desk host", () => {
       assert.notEqual(new URL(settingsLine).port, m[1]);
       assert.equal(out.split("\n")[0], first, "the first line is still the popover's address");
     } finally {
+      // The host writes its data folder on the way out: remove it only once the host has exited.
+      const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, "exit");
       child.kill("SIGINT");
+      await exited;
       rmSync(home, { recursive: true, force: true });
     }
   });

@@ -54,7 +54,8 @@ const milestones = Type.Object({
 const quietHours = Type.Object({ enabled: flag(false), start: clock("22:00"), end: clock("08:00") });
 const notifications = Type.Object({ enabled: flag(true), milestones, quietHours });
 const activity = Type.Object({
-  mode: Type.Union([Type.Literal("off"), Type.Literal("new"), Type.Literal("all")], { default: "all", description: "off, new or all" }),
+  // In the order the page offers them.
+  mode: Type.Union([Type.Literal("all"), Type.Literal("new"), Type.Literal("off")], { default: "all", description: "off, new or all" }),
   commandText: Type.Union([Type.Literal("raw"), Type.Literal("status")], { default: "raw", description: "raw or status" }),
 });
 const detector = Type.Object({ enabled: flag(true), pollingRepeats: wholeNumber(2, 100, 5), silentMinutes: wholeNumber(1, 24 * 60, 10) });
@@ -62,7 +63,8 @@ const SHORTCUT_RULE = 'a shortcut that combines a modifier and a key, e.g. Comma
 const popoverShortcut = Type.Refine(
   Type.String({ maxLength: 64, default: "", description: SHORTCUT_RULE }),
   (v) => v === "" || isAccelerator(v),
-  () => `must be ${SHORTCUT_RULE}`,
+  // What SettingsStore.update says (a page is told the description, see common/contract.ts).
+  (v) => `"${v.slice(0, 64)}" is not a shortcut Progress Desk can use: combine a modifier and a key, e.g. CommandOrControl+Shift+P.`,
 );
 /** Cards pinned to the dashboard (P3), as `gatewayId\u0000sessionKey`: each once, at most 200. */
 const pinned = Type.Array(Type.String({ maxLength: 2047 }), {
@@ -229,6 +231,40 @@ export function defaultSettings(): SettingsDocument {
   return repairSettings(undefined);
 }
 
+// ——— a page's patch: checked by the schema, laid over the settings ———
+
+/** Why the schema refuses `patch` (a refinement's own words, else the setting's rule); null when it passes. */
+export function settingsPatchRefusal(patch: unknown): string | null {
+  const [fault] = Value.Errors(SettingsPatchSchema, patch);
+  if (fault === undefined) return null;
+  if (fault.keyword === "~refine") return fault.message;
+  const path = fault.instancePath.split("/").slice(1);
+  let node: Schemaish | undefined = SettingsPatchSchema;
+  for (const key of path) node = (node?.properties?.[key] ?? node?.items) as Schemaish | undefined;
+  const name = path.join(".") || "the settings patch";
+  return node?.description === undefined ? `${name} ${fault.message}` : `${name} can only be set to ${node.description}`;
+}
+
+/**
+ * `patch` laid over `doc` as the patch schema shapes it: a group merges key by key, any
+ * other value (a list too) replaces; a key the patch schema doesn't name, or the document
+ * doesn't hold (credentialStorage), is left out.
+ */
+export function mergeSettingsPatch(doc: SettingsDocument, patch: SettingsPatch): SettingsDocument {
+  return mergeBySchema(SettingsPatchSchema, doc, patch) as SettingsDocument;
+}
+
+function mergeBySchema(schema: Schemaish, current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const next = { ...current };
+  for (const [key, s] of Object.entries(schema.properties ?? {}) as [string, Schemaish][]) {
+    const value = patch[key];
+    const was = current[key];
+    if (value === undefined || !Object.hasOwn(current, key)) continue;
+    next[key] = s.type === "object" && isRecord(was) && isRecord(value) ? mergeBySchema(s, was, value) : Value.Clone(value);
+  }
+  return next;
+}
+
 // ——— electron-store ———
 
 /**
@@ -244,4 +280,131 @@ export function settingsStoreSchema(): { type: "object"; properties: Record<stri
     return [key, { default: defaults[key as keyof SettingsDocument], ...(description === undefined ? {} : { description }) }] as const;
   });
   return { type: "object", properties: Object.fromEntries(properties) };
+}
+
+// ——— what a page says about each setting it may change ———
+// A typed table rather than TypeBox `title`/`description` options: a schema's `description`
+// already holds the value rule a refusal quotes ("a whole number from 1 to 1440"), and the
+// compiler can't make a schema option required, while it makes this table name every
+// setting of SettingsPatch, and every choice of a setting that has several, exactly once.
+
+type IsGroup<V> = V extends readonly unknown[] ? false : V extends Record<string, unknown> ? true : false;
+/** Every setting a page may change, by its dotted path: "detector.silentMinutes". */
+export type SettingPath<T = SettingsPatch, P extends string = ""> = {
+  [K in keyof T & string]-?: IsGroup<NonNullable<T[K]>> extends true ? SettingPath<NonNullable<T[K]>, `${P}${K}.`> : `${P}${K}`;
+}[keyof T & string];
+type ValueAt<T, P extends string> = P extends `${infer K}.${infer Rest}`
+  ? K extends keyof T
+    ? ValueAt<NonNullable<T[K]>, Rest>
+    : never
+  : P extends keyof T
+    ? NonNullable<T[P]>
+    : never;
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never;
+/** A setting with a few named values (not a boolean, not free text) must label each one. */
+type Choices<V> = [V] extends [string] ? (string extends V ? false : true extends IsUnion<V> ? true : false) : false;
+
+/** What a page says about a setting. */
+export type SettingWords = {
+  /** What the control is called. */
+  title: string;
+  /** What it does, in a line; `backticks` mark code. */
+  description?: string;
+  /** What an empty text field means. */
+  placeholder?: string;
+  /** A number's unit, after the field. */
+  unit?: string;
+  /** A label for each of its values. */
+  options?: Readonly<Record<string, string>>;
+};
+/** The words for a setting whose value is V: labels for exactly its values when it has a few. */
+type SettingText<V> = Omit<SettingWords, "options"> &
+  (Choices<V> extends true ? { options: Record<V & string, string> } : { options?: never });
+
+export const SETTING_TEXT: { [P in SettingPath]: SettingText<ValueAt<SettingsPatch, P>> } = {
+  showCards: {
+    title: "Show task progress cards",
+    description: "Off hides the cards in the popover only. Agents keep working and saved progress stays.",
+  },
+  collapseByDefault: {
+    title: "Collapse task progress by default on desktop",
+    description: "New cards start closed. A card you opened or closed keeps your choice.",
+  },
+  "notifications.enabled": { title: "Notify on milestones", description: "Milestones only, never every update." },
+  "notifications.milestones.newCard": { title: "A new card" },
+  "notifications.milestones.stepCompleted": { title: "A step completed" },
+  "notifications.milestones.allCompleted": { title: "All steps completed" },
+  "notifications.milestones.pausedOrBlocked": { title: "Work paused or blocked" },
+  "notifications.milestones.refreshFailed": { title: "A refresh failed" },
+  "notifications.milestones.noProgress": { title: "A run stopped making progress" },
+  "notifications.quietHours.enabled": { title: "Quiet hours" },
+  "notifications.quietHours.start": { title: "Quiet hours start" },
+  "notifications.quietHours.end": { title: "Quiet hours end" },
+  trayTitle: {
+    title: "Show a title next to the menu-bar icon",
+    description: "The focused card in a few words, for example “2/5 Repair session owner”.",
+  },
+  launchAtLogin: { title: "Open at login" },
+  popoverShortcut: {
+    title: "Popover shortcut",
+    description: "A global shortcut that opens and closes the popover, for example `CommandOrControl+Shift+P`. Empty: off.",
+    placeholder: "Off",
+  },
+  dashboardOnTop: {
+    title: "Keep the dashboard on top",
+    description: "The dashboard window stays above other windows (menu-bar app only).",
+  },
+  "activity.mode": {
+    title: "Tool lines under a card",
+    description: "What the agent is doing right now: tool names and short labels, never their output.",
+    options: { all: "Every tool call", new: "When the tool changes", off: "Off" },
+  },
+  "activity.commandText": {
+    title: "Show command text",
+    description: "Off keeps the line (“Shell”) but hides the command itself.",
+    options: { raw: "The command itself", status: "Only the tool's name" },
+  },
+  "detector.enabled": {
+    title: "Point out runs that stopped making progress",
+    description: "An observation beside the card (“No new activity for 12 min”); the card itself is never changed.",
+  },
+  "detector.pollingRepeats": { title: "Same call repeated", unit: "times" },
+  "detector.silentMinutes": { title: "Silent for", unit: "min" },
+  pinned: { title: "Pinned cards", description: "Cards kept on the dashboard, in the order they were pinned." },
+  localAnswerApprovals: {
+    title: "Answer approvals and questions from Progress Desk",
+    description:
+      "Progress Desk asks this Gateway for the approvals and questions scopes and becomes a place to answer them: an approval waits for you here instead of being denied when no other app is open. On another machine the Gateway may ask you to approve that upgrade (`openclaw devices list`). You can still answer in the Control UI.",
+  },
+  credentialStorage: {
+    title: "Keep new secrets unencrypted",
+    description:
+      "The saved secrets stay encrypted on disk and come back once the keychain does. Until then you can keep new tokens and passwords unencrypted, in a separate file only your account can read.",
+  },
+};
+
+/** The schema of one setting a page may change. */
+export function settingSchema(path: SettingPath): TSchema {
+  let node: Schemaish | undefined = SettingsPatchSchema;
+  for (const key of path.split(".")) node = node?.properties?.[key] as Schemaish | undefined;
+  if (node === undefined) throw new Error(`no setting ${path}`);
+  return node;
+}
+
+/** A number setting's bounds, as its schema states them (whole numbers step by 1). */
+export function settingLimits(path: SettingPath): { min?: number; max?: number; step?: number } {
+  const s = settingSchema(path) as TSchema & { type?: unknown; minimum?: number; maximum?: number; multipleOf?: number };
+  const step = s.multipleOf ?? (s.type === "integer" ? 1 : undefined);
+  return {
+    ...(s.minimum === undefined ? {} : { min: s.minimum }),
+    ...(s.maximum === undefined ? {} : { max: s.maximum }),
+    ...(step === undefined ? {} : { step }),
+  };
+}
+
+/** A setting's values in the schema's order, each with its label. */
+export function settingChoices<P extends SettingPath>(path: P): { value: ValueAt<SettingsPatch, P>; label: string }[] {
+  const literals = ((settingSchema(path) as TSchema & { anyOf?: { const?: unknown }[] }).anyOf ?? []).map((s) => s.const);
+  const labels = (SETTING_TEXT[path] as SettingWords).options;
+  return literals.map((value) => ({ value: value as ValueAt<SettingsPatch, P>, label: labels?.[String(value)] ?? String(value) }));
 }

@@ -13,7 +13,13 @@ import { readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { GatewayInput, GatewaySettingsView, Settings, SettingsPatch } from "../../common/contract.ts";
-import { isAccelerator, repairSettings, type SettingsDocument, type StoredGateway } from "../../common/settings-schema.ts";
+import {
+  mergeSettingsPatch,
+  repairSettings,
+  settingsPatchRefusal,
+  type SettingsDocument,
+  type StoredGateway,
+} from "../../common/settings-schema.ts";
 import { SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
 import { gatewayIdForUrl } from "./discovery.ts";
 import type { GatewayConfig } from "./desk.ts";
@@ -81,32 +87,13 @@ export class SettingsStore {
     return () => this.listeners.delete(listener);
   }
 
+  /** A patch the schema refuses changes nothing; one it accepts is merged over the settings. */
   update(patch: SettingsPatch): Settings {
-    if (typeof patch.popoverShortcut === "string" && patch.popoverShortcut !== "" && !isAccelerator(patch.popoverShortcut)) {
-      throw new Error(
-        `"${patch.popoverShortcut.slice(0, 64)}" is not a shortcut Progress Desk can use: combine a modifier and a key, e.g. CommandOrControl+Shift+P.`,
-      );
-    }
+    const refusal = settingsPatchRefusal(patch);
+    if (refusal !== null) throw new Error(refusal);
     // The person's explicit choice to keep new secrets unencrypted while the keychain can't be read.
-    if (patch.credentialStorage !== undefined) {
-      if (patch.credentialStorage !== "file")
-        throw new Error(`credentialStorage can only be set to "file" (keep new secrets unencrypted).`);
-      this.vault.allowUnprotected();
-    }
-    const merged = {
-      ...this.doc,
-      ...patch,
-      notifications: {
-        ...this.doc.notifications,
-        ...(patch.notifications ?? {}),
-        milestones: { ...this.doc.notifications.milestones, ...(patch.notifications?.milestones ?? {}) },
-        quietHours: { ...this.doc.notifications.quietHours, ...(patch.notifications?.quietHours ?? {}) },
-      },
-      activity: { ...this.doc.activity, ...(patch.activity ?? {}) },
-      detector: { ...this.doc.detector, ...(patch.detector ?? {}) },
-      gateways: this.doc.gateways,
-    };
-    return this.commit(repairSettings(merged));
+    if (patch.credentialStorage === "file") this.vault.allowUnprotected();
+    return this.commit(mergeSettingsPatch(this.doc, patch));
   }
 
   saveGateway(input: GatewayInput): Settings {

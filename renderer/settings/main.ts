@@ -1,5 +1,6 @@
 import { mount } from "svelte";
 import "../styles/base.css";
+import "./settings.css";
 import { page } from "../lib/page.svelte.ts";
 import App from "./App.svelte";
 

@@ -4,7 +4,8 @@
 import { dismissCard, refreshCard } from "./actions.ts";
 import { ActivityTracker, type ActivityOptions } from "./activity.ts";
 import { BoardStore } from "./boards.ts";
-import { CardStore, type CardsKnown } from "./card-store.ts";
+import { CardStore } from "./cards/card-store.ts";
+import type { CardsKnown } from "./cards/roster-sync.ts";
 import { CardHistory } from "../../common/card-history.ts";
 import { deriveTiming } from "../../common/card-timing.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
@@ -483,17 +484,18 @@ export class ProgressDesk {
   /** Diagnostics for tests and benchmarks. */
   stats(gatewayId: string): DeskStats {
     const m = this.member(gatewayId);
+    const stats = m.store.stats;
     return {
       attempts: m.connection.attempts,
       probes: m.connection.probes,
-      reads: m.store.readCount,
-      maxInFlightPerSession: m.store.maxInFlightPerSession,
-      maxQueuedReads: m.store.maxQueuedReads,
-      peakReadsInFlight: m.store.peakReadsInFlight,
-      skippedRereads: m.store.skippedRereads,
-      cardsKnown: m.store.lastCardsKnown,
-      busyReads: m.store.busyReads,
-      busySpells: m.store.busySpells,
+      reads: stats.reads,
+      maxInFlightPerSession: stats.maxInFlightPerSession,
+      maxQueuedReads: stats.maxQueuedReads,
+      peakReadsInFlight: stats.peakReadsInFlight,
+      skippedRereads: stats.skippedRereads,
+      cardsKnown: stats.lastCardsKnown,
+      busyReads: stats.busyReads,
+      busySpells: stats.busySpells,
     };
   }
 

@@ -5,7 +5,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { CardStore, type CardStoreOptions } from "../../main/core/cards/card-store.ts";
 import { AGENT_SCOPE_CAPABILITY, MAX_SESSION_KEY_LENGTH } from "../../main/core/cards/card-slots.ts";
-import { slotKey } from "../../common/keys.ts";
+import { slotKeyWithinGateway } from "../../common/keys.ts";
 import type { DeskChange, CardEntry } from "../../common/model.ts";
 import { DONE, fakeTransport, gatewayError, OFFLINE, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 import { ManualTimers } from "./manual-timers.ts";
@@ -624,10 +624,10 @@ describe("CardStore: agent scope (G4)", () => {
     assert.deepEqual(h.store.readTarget({ sessionKey: "global", agentId: "x" }), { sessionKey: "global", agentId: "x" });
   });
 
-  test("slotKey keeps bare keys of different agents apart", () => {
-    assert.notEqual(slotKey("global", "a"), slotKey("global", "b"));
-    assert.equal(slotKey("agent:a:x", "a"), "agent:a:x");
-    assert.equal(slotKey("global", null), "global");
+  test("slotKeyWithinGateway keeps bare keys of different agents apart", () => {
+    assert.notEqual(slotKeyWithinGateway("global", "a"), slotKeyWithinGateway("global", "b"));
+    assert.equal(slotKeyWithinGateway("agent:a:x", "a"), "agent:a:x");
+    assert.equal(slotKeyWithinGateway("global", null), "global");
   });
 
   test("an UNKNOWN_AGENT_ID drops the target", T, async () => {

@@ -1,7 +1,7 @@
 // The cards one Gateway's store follows: one slot per session, and per agent for bare keys
 // (G4), up to a cap, so a Gateway naming ever-new sessions cannot make us hold (and read)
 // without bound. Which slots a change hint means is decided here too.
-import { slotKey } from "../../../common/keys.ts";
+import { slotKeyWithinGateway } from "../../../common/keys.ts";
 import { errorFacts } from "../connection-state.ts";
 import type { CardEntry } from "../../../common/model.ts";
 import type { ReadState } from "./read-scheduler.ts";
@@ -50,7 +50,7 @@ export class CardSlots {
   }
 
   get(sessionKey: string, agentId: string | null): Slot | undefined {
-    return this.slots.get(slotKey(sessionKey, agentId));
+    return this.slots.get(slotKeyWithinGateway(sessionKey, agentId));
   }
 
   values(): IterableIterator<Slot> {
@@ -59,7 +59,7 @@ export class CardSlots {
 
   /** The slot of a session (made, idle and empty, if not followed yet). */
   slotFor(sessionKey: string, agentId: string | null): Slot {
-    const k = slotKey(sessionKey, agentId);
+    const k = slotKeyWithinGateway(sessionKey, agentId);
     let slot = this.slots.get(k);
     if (!slot) {
       slot = {
@@ -90,7 +90,7 @@ export class CardSlots {
 
   /** Stops following a slot (its agent is gone) and drops its card; true when it had one to hide. */
   drop(slot: Slot): boolean {
-    this.slots.delete(slotKey(slot.sessionKey, slot.agentId));
+    this.slots.delete(slotKeyWithinGateway(slot.sessionKey, slot.agentId));
     if (!slot.card) return false;
     slot.card = null;
     slot.derived = null;
@@ -108,7 +108,7 @@ export class CardSlots {
     if (direct) found.push(direct);
     const [, agentId, rest] = /^agent:([^:]+):(.+)$/.exec(sessionKey) ?? [];
     if (agentId !== undefined && rest !== undefined) {
-      for (const key of [slotKey(rest, agentId), slotKey(rest, null)]) {
+      for (const key of [slotKeyWithinGateway(rest, agentId), slotKeyWithinGateway(rest, null)]) {
         const bare = this.slots.get(key);
         if (bare && !found.includes(bare)) found.push(bare);
       }

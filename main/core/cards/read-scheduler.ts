@@ -157,13 +157,13 @@ export class ReadScheduler<S extends ReadState> {
   }
 
   /** A fresh connection: what the old one measured says nothing about it, and retries back off from the start. */
-  connected<T extends S>(sessions: Iterable<T>): void {
+  connected(sessions: Iterable<S>): void {
     this.load.reset();
     for (const s of sessions) s.retryCount = 0;
   }
 
   /** The connection is gone: drop the queues and every pending wake-up; the reconnect reads again. */
-  disconnected<T extends S>(sessions: Iterable<T>): void {
+  disconnected(sessions: Iterable<S>): void {
     for (const s of sessions) {
       cancelRetry(s);
       s.again = false;
@@ -270,7 +270,8 @@ export class ReadScheduler<S extends ReadState> {
     s.againUpTo = null;
   }
 
-  cancelAll<T extends S>(sessions: Iterable<T>): void {
+  /** The store is disposed: no timer of its reads may fire. */
+  cancelAll(sessions: Iterable<S>): void {
     this.cancelBudgetWake();
     for (const s of sessions) cancelRetry(s);
   }

@@ -5,6 +5,7 @@
 // derived from it (card-timing.ts) never counts them as work. Bounded, and kept only on
 // this machine (card-history-file.ts).
 import type { CardEntry, StepStatus } from "./model.ts";
+import { cardSlotKey, isOnGateway } from "./keys.ts";
 
 export const MAX_RECORDS_PER_CARD = 200;
 export const MAX_CARDS = 500;
@@ -51,10 +52,6 @@ export type CardHistoryOptions = {
   onChange?: () => void;
 };
 
-function cardKey(gatewayId: string, sessionKey: string, agentId: string | null): string {
-  return `${gatewayId}\u0000${sessionKey}\u0000${sessionKey.startsWith("agent:") ? "" : (agentId ?? "")}`;
-}
-
 export class CardHistory {
   private readonly opts: CardHistoryOptions;
   /** Every history, oldest activity first; at most one open (endedAt null) per card. */
@@ -79,14 +76,14 @@ export class CardHistory {
 
   /** The open history of a card, or null. */
   current(gatewayId: string, sessionKey: string, agentId: string | null): CardHistoryData | null {
-    const key = cardKey(gatewayId, sessionKey, agentId);
-    return this.histories.findLast((h) => h.endedAt === null && cardKey(h.gatewayId, h.sessionKey, h.agentId) === key) ?? null;
+    const key = cardSlotKey({ gatewayId, sessionKey, agentId });
+    return this.histories.findLast((h) => h.endedAt === null && cardSlotKey(h) === key) ?? null;
   }
 
   /** Every history of a card, oldest first (closed ones included). */
   all(gatewayId: string, sessionKey: string, agentId: string | null): CardHistoryData[] {
-    const key = cardKey(gatewayId, sessionKey, agentId);
-    return this.histories.filter((h) => cardKey(h.gatewayId, h.sessionKey, h.agentId) === key);
+    const key = cardSlotKey({ gatewayId, sessionKey, agentId });
+    return this.histories.filter((h) => cardSlotKey(h) === key);
   }
 
   /**
@@ -96,7 +93,7 @@ export class CardHistory {
    */
   observe(entry: CardEntry, at: number | null = entry.confirmedAt): void {
     if (entry.freshness !== "live" || entry.error !== null || entry.hidden || entry.confirmedAt === null || at === null) return;
-    const key = cardKey(entry.gatewayId, entry.sessionKey, entry.agentId);
+    const key = cardSlotKey(entry);
     const open = this.current(entry.gatewayId, entry.sessionKey, entry.agentId);
     const card = entry.card;
     if (card === null) {
@@ -142,7 +139,7 @@ export class CardHistory {
 
   /** A Gateway revision-1 announcement seen live: that card's creation is being watched. */
   noteCreated(gatewayId: string, sessionKey: string, agentId: string | null): void {
-    if (!this.current(gatewayId, sessionKey, agentId)) this.seenAbsent.add(cardKey(gatewayId, sessionKey, agentId));
+    if (!this.current(gatewayId, sessionKey, agentId)) this.seenAbsent.add(cardSlotKey({ gatewayId, sessionKey, agentId }));
   }
 
   /** The Gateway's connection dropped (or the app stops): nothing of it is watched from `at`. */
@@ -153,7 +150,7 @@ export class CardHistory {
       h.unwatchedSince = at;
       changed = true;
     }
-    for (const key of [...this.seenAbsent]) if (gatewayId === null || key.startsWith(`${gatewayId}\u0000`)) this.seenAbsent.delete(key);
+    for (const key of [...this.seenAbsent]) if (gatewayId === null || isOnGateway(key, gatewayId)) this.seenAbsent.delete(key);
     if (changed) this.opts.onChange?.();
   }
 

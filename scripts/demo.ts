@@ -16,7 +16,7 @@ import { startGateway, type TestGateway } from "../test/harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../test/harness/scripted-model.ts";
 import { startTestHost, type TestHost } from "../test/e2e/support.ts";
 import { openInBrowser } from "../main/cli/browser-open.ts";
-import { pinKeyOf } from "../common/keys.ts";
+import { gatewaySessionKey } from "../common/keys.ts";
 import { timingMarks } from "../common/timing-view.ts";
 
 const { values } = parseArgs({ options: { once: { type: "boolean" }, fast: { type: "boolean" } } });
@@ -81,7 +81,7 @@ const pinned: string[] = [];
 /** A new session, its card pinned to the dashboard so its timeline shows there. */
 async function session(label: string): Promise<string> {
   const { key } = await client().request<{ key: string }>("sessions.create", { label });
-  pinned.push(pinKeyOf({ gatewayId: testHost().desk.gatewayIds()[0] ?? "", sessionKey: key }));
+  pinned.push(gatewaySessionKey({ gatewayId: testHost().desk.gatewayIds()[0] ?? "", sessionKey: key }));
   testHost().settings.update({ pinned: [...pinned] });
   return key;
 }

@@ -15,7 +15,7 @@ const MODULE_IN: Record<string, string> = {
   "./main/electron": "main/electron/ipc.ts",
   "./main/host": "main/host/host-server.ts",
   "./main/cli": "main/cli/watch-format.ts",
-  "./renderer": "renderer/lib/card-key.ts",
+  "./renderer": "renderer/lib/card-ref.ts",
   "./preload": "preload/bridge.ts",
   "./test": "test/harness/until.ts",
   "./bench": "bench/all.ts",

@@ -15,7 +15,23 @@ type Module = { name: string; mutate: string[]; tests: string[] };
 // (not its store and file backend) and the contract's caller and argument checks (not its types and channel names).
 export const MODULES: Module[] = [
   { name: "card", mutate: ["common/card.ts"], tests: ["card", "card-rules"] },
-  { name: "card-store", mutate: ["main/core/card-store.ts"], tests: ["card-store", "actions", "card-store-events"] },
+  {
+    name: "card-store",
+    mutate: ["main/core/cards/card-store.ts", "main/core/cards/card-slots.ts"],
+    tests: ["card-store", "actions", "card-store-events"],
+  },
+  {
+    name: "read-scheduler",
+    mutate: ["main/core/cards/read-scheduler.ts"],
+    tests: ["read-scheduler", "card-store", "card-store-events", "roster-sync"],
+  },
+  {
+    name: "roster-sync",
+    mutate: ["main/core/cards/roster-sync.ts", "main/core/cards/roster-pages.ts"],
+    tests: ["roster-sync", "card-store", "card-store-events"],
+  },
+  { name: "token-bucket", mutate: ["main/core/cards/token-bucket.ts"], tests: ["token-bucket", "read-scheduler"] },
+  { name: "gateway-load", mutate: ["main/core/cards/gateway-load.ts"], tests: ["gateway-load", "read-scheduler"] },
   { name: "tray-model", mutate: ["main/core/tray-model.ts"], tests: ["tray-model", "tray-model-rules"] },
   {
     name: "notification-policy",

@@ -26,7 +26,7 @@ import {
 } from "./watch-format.ts";
 import { shortKeyTitle } from "../../common/sessions.ts";
 import { needsRecordPath, openNeedsRecordFile } from "../core/needs-record-file.ts";
-import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
+import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 import { lineWithoutControls } from "../../common/control-chars.ts";
 
 export type WatchOptions = {
@@ -132,7 +132,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
   desk.subscribe((change: DeskChange) => {
     if (change.type === "connection") onConnection(change.gatewayId, change.connection);
     else if (change.type === "card") {
-      const id = cardKeyOf(change.entry);
+      const id = cardSlotKey(change.entry);
       const sig = cardSignature(change.entry);
       const before = signatures.get(id);
       // The first sight of a key with no card is not a change; anything after is.
@@ -151,7 +151,7 @@ export async function runWatch(opts: WatchOptions, io: WatchIO): Promise<number>
         io.stdout.write(plainNeedsLine(change.event, title, g?.url ?? null) + "\n");
       }
     } else if (change.type === "activity" && opts.json) {
-      const id = sessionOnGatewayKey(change.gatewayId, change.activity.sessionKey);
+      const id = gatewaySessionKey({ gatewayId: change.gatewayId, sessionKey: change.activity.sessionKey });
       const sig = activitySignature(change.activity);
       if (sig !== activitySignatures.get(id)) {
         activitySignatures.set(id, sig);

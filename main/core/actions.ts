@@ -1,7 +1,7 @@
 // A1 dismiss and A2 refresh: the only writes the app makes, each tied to what the person saw.
 import { randomUUID } from "node:crypto";
 import { parseCard } from "../../common/card.ts";
-import type { CardStore } from "./card-store.ts";
+import type { CardStore } from "./cards/card-store.ts";
 import { errorFacts } from "./connection-state.ts";
 import { CONFIRM_CLEAR_QUESTION, type CardEntry, type DismissResult, type RefreshState } from "../../common/model.ts";
 import { DeskError, ERROR_CODES, failure, ok, type Result } from "../../common/errors.ts";

@@ -35,7 +35,7 @@ import {
   type RunWatch,
   type StallOptions,
 } from "./stall-detector.ts";
-import { isOnGateway, sessionOnGatewayKey } from "../../common/keys.ts";
+import { gatewaySessionKey, isOnGateway } from "../../common/keys.ts";
 import { kindOf, type ToolKind } from "./activity/tool-labels.ts";
 import { argsFingerprint, summaryFingerprint } from "./activity/fingerprint.ts";
 import { cleanDetail, detailFromArgs, isObj, str, type Obj } from "./activity/payload.ts";
@@ -176,9 +176,9 @@ export class ActivityTracker {
     const data = isObj(payload.data) ? payload.data : {};
     const now = this.opts.now();
     const spawnedBy = str(payload.spawnedBy);
-    if (spawnedBy !== null) this.parents.set(keyOf(gatewayId, sessionKey), spawnedBy);
+    if (spawnedBy !== null) this.parents.set(gatewaySessionKey({ gatewayId, sessionKey }), spawnedBy);
 
-    const existing = this.sessions.get(keyOf(gatewayId, sessionKey));
+    const existing = this.sessions.get(gatewaySessionKey({ gatewayId, sessionKey }));
     if (existing?.endedRuns.includes(runId)) return; // a straggler of a finished run
     const phase = str(data.phase);
     const ending = stream === "lifecycle" && (phase === "end" || phase === "error");
@@ -212,7 +212,7 @@ export class ActivityTracker {
 
   /** The session's card changed (`progressCard.changed`): progress, for the stall detector. */
   noteCardChange(gatewayId: string, sessionKey: string): void {
-    const s = this.sessions.get(keyOf(gatewayId, sessionKey));
+    const s = this.sessions.get(gatewaySessionKey({ gatewayId, sessionKey }));
     if (!s?.watch) return;
     noteCardChange(s.watch, this.opts.now());
     if (this.evaluate(s)) this.markDirty(s);
@@ -224,7 +224,7 @@ export class ActivityTracker {
    * only once that run has been quiet a few seconds, since a row can be older than events.
    */
   noteSessionInfo(gatewayId: string, info: Pick<SessionInfo, "key" | "parentKey" | "hasActiveRun">): void {
-    const k = keyOf(gatewayId, info.key);
+    const k = gatewaySessionKey({ gatewayId, sessionKey: info.key });
     if (info.parentKey) this.parents.set(k, info.parentKey);
     const s = this.sessions.get(k);
     if (!s || info.hasActiveRun !== false || s.liveRuns.length === 0) return;
@@ -252,7 +252,8 @@ export class ActivityTracker {
       this.drop(k, s);
     }
     for (const k of [...this.parents.keys()]) {
-      if (isOnGateway(k, gatewayId) && (sessionKey === undefined || k === keyOf(gatewayId, sessionKey))) this.parents.delete(k);
+      if (isOnGateway(k, gatewayId) && (sessionKey === undefined || k === gatewaySessionKey({ gatewayId, sessionKey })))
+        this.parents.delete(k);
     }
   }
 
@@ -277,7 +278,7 @@ export class ActivityTracker {
   }
 
   get(gatewayId: string, sessionKey: string): SessionActivity | null {
-    const s = this.sessions.get(keyOf(gatewayId, sessionKey));
+    const s = this.sessions.get(gatewaySessionKey({ gatewayId, sessionKey }));
     return s ? this.snapshot(s) : null;
   }
 
@@ -315,7 +316,7 @@ export class ActivityTracker {
       lastEmitAt: Number.NEGATIVE_INFINITY,
       cancel: null,
     };
-    this.sessions.set(keyOf(gatewayId, sessionKey), s);
+    this.sessions.set(gatewaySessionKey({ gatewayId, sessionKey }), s);
     return s;
   }
 
@@ -326,7 +327,7 @@ export class ActivityTracker {
       s.open.clear();
       s.current = null;
       s.endedAt = null;
-      const parentKey = this.parents.get(keyOf(s.gatewayId, s.sessionKey)) ?? null;
+      const parentKey = this.parents.get(gatewaySessionKey(s)) ?? null;
       const child = parentKey !== null || s.sessionKey.includes(":subagent:");
       s.parentKey = parentKey;
       s.watch = watchRun(now, child ? { parentKey } : null);
@@ -557,7 +558,7 @@ export class ActivityTracker {
   }
 
   private flush(s: Session): void {
-    if (!s.dirty || this.sessions.get(keyOf(s.gatewayId, s.sessionKey)) !== s) return;
+    if (!s.dirty || this.sessions.get(gatewaySessionKey(s)) !== s) return;
     s.dirty = false;
     s.lastEmitAt = this.opts.now();
     this.emit(this.snapshot(s));
@@ -595,8 +596,6 @@ export class ActivityTracker {
     if (oldest) this.drop(oldest[0], oldest[1]);
   }
 }
-
-const keyOf = sessionOnGatewayKey;
 
 function rememberEnded(s: Session, runId: string): void {
   if (s.endedRuns.includes(runId)) return;

@@ -4,7 +4,8 @@
 import { dismissCard, refreshCard } from "./actions.ts";
 import { ActivityTracker, type ActivityOptions } from "./activity.ts";
 import { BoardStore } from "./boards.ts";
-import { CardStore, type CardsKnown } from "./card-store.ts";
+import { CardStore } from "./cards/card-store.ts";
+import type { CardsKnown } from "./cards/roster-sync.ts";
 import { CardHistory } from "../../common/card-history.ts";
 import { deriveTiming } from "../../common/card-timing.ts";
 import { GatewayConnection, type ClientFactory } from "./connection.ts";
@@ -31,6 +32,7 @@ import { NeedsBook } from "./needs.ts";
 import { answerRequest, appliedOutcome, NeedAnswerRefused } from "./needs-answer.ts";
 import { NeedsRecord } from "./needs-record.ts";
 import { NeedsSync } from "./needs-sync.ts";
+import { needEntryKey } from "../../common/keys.ts";
 
 export type GatewayConfig = GatewayCredentials & {
   /** Stable id keying every session and card of this Gateway; defaults to one from the URL. */
@@ -119,7 +121,9 @@ export class ProgressDesk {
   private readonly identity;
   private readonly activity: ActivityTracker;
   private activityTick: ReturnType<typeof setTimeout> | null = null;
-  private readonly history: { history: CardHistory; flush(): void };
+  /** The local card history; `flushHistory` writes what is pending to its file (a no-op when kept in memory only). */
+  private readonly history: CardHistory;
+  private readonly flushHistory: () => void;
   private readonly needsRecord: { record: NeedsRecord; flush(): void };
   private readonly needs: NeedsBook;
   private needsExpiry: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
@@ -130,7 +134,9 @@ export class ProgressDesk {
     this.opts = opts;
     this.log = opts.logger ?? fallbackLogger();
     this.identity = opts.vault.deviceIdentity();
-    this.history = opts.history ?? { history: new CardHistory(), flush: () => {} };
+    const historyFile = opts.history ?? { history: new CardHistory(), flush: () => {} };
+    this.history = historyFile.history;
+    this.flushHistory = () => historyFile.flush();
     this.activity = new ActivityTracker({
       ...opts.activity,
       now: opts.now ?? Date.now,
@@ -194,7 +200,7 @@ export class ProgressDesk {
     if (event === "agent") this.activity.handleAgentEvent(gatewayId, payload);
     else if (event === "progressCard.changed" && typeof p.sessionKey === "string") {
       // Revision 1 announced live: that card's creation is being watched (its first step's start is known).
-      if ((payload as { revision?: unknown }).revision === 1) this.history.history.noteCreated(gatewayId, p.sessionKey, null);
+      if ((payload as { revision?: unknown }).revision === 1) this.history.noteCreated(gatewayId, p.sessionKey, null);
       this.activity.noteCardChange(gatewayId, p.sessionKey);
     } else if (event === "sessions.changed" && typeof p.sessionKey === "string") {
       const row = store.sessionList().find((r) => r.key === p.sessionKey);
@@ -235,7 +241,7 @@ export class ProgressDesk {
       onState: (state) => {
         store?.onConnectionState(state);
         if (state.state !== "connected") {
-          this.history.history.unwatched(id, this.now());
+          this.history.unwatched(id, this.now());
           boards?.onDisconnected();
           this.activity.resetGateway(id);
         }
@@ -264,7 +270,7 @@ export class ProgressDesk {
       emit: (change) => {
         if (change.type === "sessions") for (const row of change.sessions) this.activity.noteSessionInfo(id, row);
         if (change.type === "card") {
-          this.history.history.observe(change.entry, this.now());
+          this.history.observe(change.entry, this.now());
           change = { ...change, entry: this.withTiming(change.entry) };
         }
         this.emit(change);
@@ -316,7 +322,7 @@ export class ProgressDesk {
       if (!next || JSON.stringify(next) !== JSON.stringify(m.config)) {
         m.connection.stop();
         m.store.dispose();
-        this.history.history.unwatched(id, this.now());
+        this.history.unwatched(id, this.now());
         this.members.delete(id);
         this.activity.forget(id);
         this.needs.forget(id);
@@ -349,8 +355,8 @@ export class ProgressDesk {
       m.store.dispose();
     }
     // From now on nothing is watched: the next start records the time between as a gap.
-    this.history.history.unwatched(null, this.now());
-    this.history.flush();
+    this.history.unwatched(null, this.now());
+    this.flushHistory();
     if (this.needsExpiry) clearTimeout(this.needsExpiry.timer);
     this.needsExpiry = null;
     this.needsRecord.flush();
@@ -401,7 +407,7 @@ export class ProgressDesk {
   async answerNeed(ref: NeedRef, answer: NeedAnswer): Promise<NeedRecord> {
     const m = this.member(ref.gatewayId);
     const request = answerRequest(this.needs.entry(ref.gatewayId, ref.id), this.needs.state(ref.gatewayId).answering, answer);
-    const key = `${ref.gatewayId}\u0000${ref.id}`;
+    const key = needEntryKey(ref);
     if (this.answering.has(key)) throw new NeedAnswerRefused("This request is being answered already.");
     this.answering.add(key);
     this.needs.answerSent(ref.gatewayId, ref.id);
@@ -434,7 +440,7 @@ export class ProgressDesk {
 
   /** The card's local history (every history of it, oldest first), for surfaces and tests. */
   cardHistory(gatewayId: string, sessionKey: string, agentId: string | null = null) {
-    return this.history.history.all(gatewayId, sessionKey, agentId);
+    return this.history.all(gatewayId, sessionKey, agentId);
   }
 
   private now(): number {
@@ -443,7 +449,7 @@ export class ProgressDesk {
 
   /** The entry with its timing (issue 12), derived from the card's open history. */
   private withTiming(entry: CardEntry): CardEntry {
-    const h = entry.card && !entry.hidden ? this.history.history.current(entry.gatewayId, entry.sessionKey, entry.agentId) : null;
+    const h = entry.card && !entry.hidden ? this.history.current(entry.gatewayId, entry.sessionKey, entry.agentId) : null;
     const matches = h !== null && h.records.at(-1)?.revision === entry.card?.revision;
     return { ...entry, timing: matches && entry.derived ? deriveTiming(h, entry.derived.state, this.now()) : null };
   }
@@ -483,17 +489,18 @@ export class ProgressDesk {
   /** Diagnostics for tests and benchmarks. */
   stats(gatewayId: string): DeskStats {
     const m = this.member(gatewayId);
+    const stats = m.store.stats;
     return {
       attempts: m.connection.attempts,
       probes: m.connection.probes,
-      reads: m.store.readCount,
-      maxInFlightPerSession: m.store.maxInFlightPerSession,
-      maxQueuedReads: m.store.maxQueuedReads,
-      peakReadsInFlight: m.store.peakReadsInFlight,
-      skippedRereads: m.store.skippedRereads,
-      cardsKnown: m.store.lastCardsKnown,
-      busyReads: m.store.busyReads,
-      busySpells: m.store.busySpells,
+      reads: stats.reads,
+      maxInFlightPerSession: stats.maxInFlightPerSession,
+      maxQueuedReads: stats.maxQueuedReads,
+      peakReadsInFlight: stats.peakReadsInFlight,
+      skippedRereads: stats.skippedRereads,
+      cardsKnown: stats.lastCardsKnown,
+      busyReads: stats.busyReads,
+      busySpells: stats.busySpells,
     };
   }
 

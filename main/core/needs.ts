@@ -6,6 +6,7 @@
 import type { NeedEntry, NeedEvent, NeedKind, NeedOutcome, NeedRecord, NeedsAnswering, NeedsState } from "../../common/model.ts";
 import { approvalEntry, blankEntry, lifecycleSignal, questionEntry, resolution } from "./needs-payload.ts";
 import { NeedsRecord, outcomeOfDecision, outcomeText, recordOf } from "./needs-record.ts";
+import { needEntryKey } from "../../common/keys.ts";
 
 /** How the record names an answer given here (the Gateway knows this desk by the same display name). */
 export const THIS_DESK = "Progress Desk";
@@ -95,7 +96,7 @@ export class NeedsBook {
               ? "expired"
               : "gone";
     const resolvedBy = outcome === "expired" ? null : r.resolvedBy;
-    const key = answerKey(gatewayId, r.id);
+    const key = needEntryKey({ gatewayId, id: r.id });
     // The Gateway may announce our own answer before it replies to it: its reply says whose answer this was.
     if (this.answering.has(key) && this.gateways.get(gatewayId)?.entries.has(r.id)) {
       this.answering.set(key, { outcome, resolvedBy, at: now });
@@ -134,7 +135,7 @@ export class NeedsBook {
    * Gateway's own resolution of this entry is held (it may come before the reply to ours).
    */
   answerSent(gatewayId: string, id: string): void {
-    this.answering.set(answerKey(gatewayId, id), null);
+    this.answering.set(needEntryKey({ gatewayId, id }), null);
   }
 
   /**
@@ -142,14 +143,14 @@ export class NeedsBook {
    * as answered in Progress Desk (the Gateway's own resolution, held or still to come, changes nothing).
    */
   answeredHere(gatewayId: string, id: string, outcome: NeedOutcome): NeedRecord | null {
-    this.answering.delete(answerKey(gatewayId, id));
+    this.answering.delete(needEntryKey({ gatewayId, id }));
     this.resolve(gatewayId, id, outcome, THIS_DESK, this.opts.now(), true);
     return this.record.find(gatewayId, id);
   }
 
   /** The Gateway did not apply the answer from here: its own resolution, if one came meanwhile, stands. */
   answerFailed(gatewayId: string, id: string): void {
-    const key = answerKey(gatewayId, id);
+    const key = needEntryKey({ gatewayId, id });
     const held = this.answering.get(key);
     this.answering.delete(key);
     if (held) this.resolve(gatewayId, id, held.outcome, held.resolvedBy, held.at);
@@ -247,8 +248,6 @@ export class NeedsBook {
     return g;
   }
 }
-
-const answerKey = (gatewayId: string, id: string): string => `${gatewayId}\u0000${id}`;
 
 function recordOfOutcome(known: { resolvedBy: string | null; kind: NeedKind }, outcome: NeedOutcome, resolvedBy: string | null) {
   const by = resolvedBy ?? known.resolvedBy;

@@ -29,7 +29,7 @@
 import type { CardRef, Milestone, Settings } from "../../common/contract.ts";
 import { shortKeyTitle } from "../../common/sessions.ts";
 import type { CardEntry, NeedRef, SessionActivity, StallFlag } from "../../common/model.ts";
-import { cardKeyOf } from "../../common/keys.ts";
+import { cardSlotKey } from "../../common/keys.ts";
 import { dedupeKey, detect, refreshFailure, STRENGTH, stillTrue, unknownCard, type Known } from "./notifications/milestones.ts";
 import { HELD_CAP, inWindow, merge, SESSION_CAP, sessionSlotFree, slotFreesAt, type Pending } from "./notifications/coalesce.ts";
 import { isQuiet, localMinutesOfDay, msUntilQuietEnd } from "./notifications/quiet-hours.ts";
@@ -104,7 +104,7 @@ export class NotificationPolicy {
     if (this.disposed || entry.hidden) return;
     if (this.held.length > 0 && !this.holding()) this.flushHeld(this.heldInQuiet ? "quiet" : "away");
 
-    const key = cardKey(entry);
+    const key = cardSlotKey(entry);
     let known = this.known.get(key);
     if (!known) {
       known = unknownCard();
@@ -154,7 +154,7 @@ export class NotificationPolicy {
     if (this.held.length > 0 && !this.holding()) this.flushHeld(this.heldInQuiet ? "quiet" : "away");
 
     const ref: CardRef = { gatewayId: activity.gatewayId, sessionKey: activity.sessionKey, agentId: null };
-    const key = cardKey(ref);
+    const key = cardSlotKey(ref);
     const flag = activity.stall;
     const before = this.stalls.get(key);
     if (!flag) {
@@ -188,7 +188,7 @@ export class NotificationPolicy {
 
   noteOwnAction(ref: CardRef): void {
     if (this.disposed) return;
-    const key = cardKey(ref);
+    const key = cardSlotKey(ref);
     this.ownUntil.set(key, this.opts.now() + (this.opts.ownActionGraceMs ?? 10_000));
     this.forget(key);
   }
@@ -418,8 +418,6 @@ export class NotificationPolicy {
     return noticeTitle(entry, several ? (this.opts.gatewayLabel?.(entry.gatewayId) ?? "") : null);
   }
 }
-
-const cardKey = (ref: CardRef): string => cardKeyOf(ref);
 
 /** Stands in for the card of a stalled session the policy never saw a card for. */
 function stallEntry(ref: CardRef): CardEntry {

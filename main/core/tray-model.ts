@@ -22,7 +22,7 @@ import { cardSessionLink } from "../../common/session-link.ts";
 import { truncate } from "../../common/truncate.ts";
 import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot, NeedRef } from "../../common/model.ts";
 import { needKindLabel, needSummary, needYouText, pendingNeeds } from "../../common/needs-view.ts";
-import { cardKeyOf, sessionOnGatewayKey } from "../../common/keys.ts";
+import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 
 export type TrayIconState = "idle" | "working" | "ready" | "attention" | "needs" | "disconnected";
 export type TrayRowState = "active" | "paused" | "complete" | "note" | "failed" | "error";
@@ -93,7 +93,7 @@ export class TrayTracker {
     let changed = false;
     for (const e of entries) {
       if (!e.card) continue;
-      const key = cardKeyOf(e);
+      const key = cardSlotKey(e);
       if (this.seen.get(key) !== e.card.revision) {
         this.seen.set(key, e.card.revision);
         changed = true;
@@ -105,11 +105,11 @@ export class TrayTracker {
 
   /** Raise attention for one card (a refused notification, a stall); seeing it clears it. */
   flag(ref: CardRef, reason: string): void {
-    this.flags.set(cardKeyOf(ref), reason);
+    this.flags.set(cardSlotKey(ref), reason);
   }
 
   unflag(ref: CardRef): void {
-    this.flags.delete(cardKeyOf(ref));
+    this.flags.delete(cardSlotKey(ref));
   }
 
   /** When a pending disconnect becomes visible, so the shell can redraw then (null: none pending). */
@@ -128,8 +128,8 @@ export class TrayTracker {
       isDown: (g) =>
         NEEDS_PERSON.has(g.connection.state) ||
         (g.connection.state !== "connected" && now - (this.downSince.get(g.id) ?? now) >= this.debounceMs),
-      seenRevision: (e) => this.seen.get(cardKeyOf(e)) ?? null,
-      flag: (e) => this.flags.get(cardKeyOf(e)) ?? null,
+      seenRevision: (e) => this.seen.get(cardSlotKey(e)) ?? null,
+      flag: (e) => this.flags.get(cardSlotKey(e)) ?? null,
     });
   }
 }
@@ -160,13 +160,15 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
   const gateways = snapshot.gateways;
   const many = gateways.length > 1;
   const labelOf = new Map(gateways.map((g) => [g.id, g.label]));
-  const running = new Set(gateways.flatMap((g) => g.sessions.filter((s) => s.hasActiveRun).map((s) => sessionOnGatewayKey(g.id, s.key))));
+  const running = new Set(
+    gateways.flatMap((g) => g.sessions.filter((s) => s.hasActiveRun).map((s) => gatewaySessionKey({ gatewayId: g.id, sessionKey: s.key }))),
+  );
 
   const cards = visibleCards(snapshot).map((e) => {
     const state = rowState(e);
     const unseen = inputs.seenRevision(e) !== e.card?.revision;
     const flagged = inputs.flag(e) !== null;
-    const working = state === "active" || (state === "note" && running.has(sessionOnGatewayKey(e.gatewayId, e.sessionKey)));
+    const working = state === "active" || (state === "note" && running.has(gatewaySessionKey(e)));
     return { e, state, working, asks: flagged || (unseen && ASKING.has(state)), ready: unseen && state === "complete" };
   });
 
@@ -174,9 +176,9 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
   const needPerson = gateways.filter((g) => NEEDS_PERSON.has(g.connection.state));
   // Live runs (agent events): a stalled one asks for a look; one without a card still works.
   const live = gateways.flatMap((g) => (g.activity ?? []).filter((a) => a.live));
-  const withCard = new Set(cards.map((c) => sessionOnGatewayKey(c.e.gatewayId, c.e.sessionKey)));
+  const withCard = new Set(cards.map((c) => gatewaySessionKey(c.e)));
   const stalled = live.filter((a) => a.stall !== null);
-  const cardless = live.filter((a) => !withCard.has(sessionOnGatewayKey(a.gatewayId, a.sessionKey)));
+  const cardless = live.filter((a) => !withCard.has(gatewaySessionKey(a)));
   const asking = cards.filter((c) => c.asks);
   const ready = cards.filter((c) => c.ready);
   const working = cards.filter((c) => c.working);

@@ -23,7 +23,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { DeskEvent, Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
-import { TokenBucket } from "../core/token-bucket.ts";
+import { TokenBucket } from "../core/cards/token-bucket.ts";
 import { silentLogger, type Logger } from "../core/logger.ts";
 import { ConnectionSlots } from "./connection-slots.ts";
 import { UnreadBudget } from "./unread-budget.ts";

@@ -8,6 +8,7 @@
 // Times are the card's own `updatedAt` (the Gateway's), never a local guess.
 import { isRunActive } from "../../common/card.ts";
 import type { CardEntry, SessionInfo } from "../../common/model.ts";
+import { gatewaySessionKey } from "../../common/keys.ts";
 
 export type GroupId = "finished" | "idle";
 
@@ -33,17 +34,15 @@ export type CardSections = {
   groups: CardGroup[];
 };
 
-/** `gatewayId\u0000sessionKey` of every session with a live run, as the page knows it. */
+/** The `gatewaySessionKey` of every session with a live run, as the page knows it. */
 export type RunningSessions = ReadonlySet<string>;
-
-const runKey = (e: Pick<CardEntry, "gatewayId" | "sessionKey">): string => `${e.gatewayId}\u0000${e.sessionKey}`;
 
 /** The group a card folds into at `now`, or null when it stays on top. */
 export function groupOf(entry: CardEntry, now: number, running: RunningSessions = new Set()): GroupId | null {
   const card = entry.card;
   const state = entry.derived?.state;
   if (!card || !state || entry.error || entry.updateRequired) return null;
-  if (running.has(runKey(entry))) return null;
+  if (running.has(gatewaySessionKey(entry))) return null;
   const age = now - card.updatedAt;
   if (state === "complete") return age > RECENT_FINISHED_MS ? "finished" : null;
   if (state === "paused" || state === "note") return age > IDLE_MS ? "idle" : null;
@@ -98,7 +97,7 @@ export function cardSections(entries: readonly CardEntry[], now: number, running
 export function runningSessions(sessions: Readonly<Record<string, readonly SessionInfo[]>>): Set<string> {
   const out = new Set<string>();
   for (const [gatewayId, rows] of Object.entries(sessions)) {
-    for (const s of rows) if (isRunActive(s)) out.add(`${gatewayId}\u0000${s.key}`);
+    for (const s of rows) if (isRunActive(s)) out.add(gatewaySessionKey({ gatewayId, sessionKey: s.key }));
   }
   return out;
 }

@@ -1,8 +1,7 @@
 // P3: which widgets the dashboard shows, in which state, grouped and filtered. Pure.
 import { kindOfKey } from "../../common/sessions.ts";
 import type { BoardsState, CardEntry, ConnectionState, SessionInfo, SessionKind } from "../../common/model.ts";
-import { parsePinKey, pinKey } from "./card-key.ts";
-import { sessionOnGatewayKey } from "../../common/keys.ts";
+import { gatewaySessionKey, parseGatewaySessionKey } from "../../common/keys.ts";
 
 export type WidgetState = "card" | "empty" | "no_access" | "retry" | "offline" | "update_required" | "error";
 
@@ -77,7 +76,7 @@ export type WidgetLookup = {
 export function widgetLookup(entries: CardEntry[], sessions: Record<string, SessionInfo[]>): WidgetLookup {
   const byPin = new Map<string, CardEntry>();
   for (const e of entries) {
-    const key = pinKey(e);
+    const key = gatewaySessionKey(e);
     const best = byPin.get(key);
     // Several agents on a bare key: the most recently updated card speaks for the pin.
     if (!best || (e.card?.updatedAt ?? 0) > (best.card?.updatedAt ?? 0)) byPin.set(key, e);
@@ -85,13 +84,13 @@ export function widgetLookup(entries: CardEntry[], sessions: Record<string, Sess
   const rows = new Map<string, SessionInfo>();
   for (const [gatewayId, list] of Object.entries(sessions)) {
     for (const s of list) {
-      const key = pinKey({ gatewayId, sessionKey: s.key });
+      const key = gatewaySessionKey({ gatewayId, sessionKey: s.key });
       if (!rows.has(key)) rows.set(key, s); // the first row wins, as a find() would
     }
   }
   return {
-    entry: (gatewayId, sessionKey) => byPin.get(pinKey({ gatewayId, sessionKey })) ?? null,
-    session: (gatewayId, sessionKey) => rows.get(pinKey({ gatewayId, sessionKey })) ?? null,
+    entry: (gatewayId, sessionKey) => byPin.get(gatewaySessionKey({ gatewayId, sessionKey })) ?? null,
+    session: (gatewayId, sessionKey) => rows.get(gatewaySessionKey({ gatewayId, sessionKey })) ?? null,
   };
 }
 
@@ -103,7 +102,7 @@ export function widgetFor(
   source: { byPerson: boolean; byAgent: boolean; title?: string | null } = { byPerson: true, byAgent: false },
   lookup: WidgetLookup = widgetLookup(entries, sessions),
 ): Widget | null {
-  const ref = parsePinKey(pin);
+  const ref = parseGatewaySessionKey(pin);
   if (!ref) return null;
   const entry = lookup.entry(ref.gatewayId, ref.sessionKey);
   const session = lookup.session(ref.gatewayId, ref.sessionKey);
@@ -159,10 +158,10 @@ export function dashboardGroups(input: DashboardInput): { groups: WidgetGroup[];
   // The person's pins in their order, then the agents' board pins; one widget per session.
   const sources = new Map<string, { byPerson: boolean; byAgent: boolean; title: string | null }>();
   for (const pin of input.pinned)
-    if (parsePinKey(pin) && !sources.has(pin)) sources.set(pin, { byPerson: true, byAgent: false, title: null });
+    if (parseGatewaySessionKey(pin) && !sources.has(pin)) sources.set(pin, { byPerson: true, byAgent: false, title: null });
   for (const [gatewayId, state] of Object.entries(input.boards ?? {})) {
     for (const p of state.pins) {
-      const key = pinKey({ gatewayId, sessionKey: p.sessionKey });
+      const key = gatewaySessionKey({ gatewayId, sessionKey: p.sessionKey });
       const known = sources.get(key);
       if (known) known.byAgent = true;
       else sources.set(key, { byPerson: false, byAgent: true, title: p.title });
@@ -184,12 +183,12 @@ export function dashboardGroups(input: DashboardInput): { groups: WidgetGroup[];
     return true;
   });
   const byKey = new Map<string, WidgetGroup>();
-  for (const w of shown) if (!w.parentKey) byKey.set(sessionOnGatewayKey(w.gatewayId, w.sessionKey), { widget: w, children: [] });
+  for (const w of shown) if (!w.parentKey) byKey.set(gatewaySessionKey(w), { widget: w, children: [] });
   const groups: WidgetGroup[] = [];
   for (const w of shown) {
-    const parent = w.parentKey ? byKey.get(sessionOnGatewayKey(w.gatewayId, w.parentKey)) : undefined;
+    const parent = w.parentKey ? byKey.get(gatewaySessionKey({ gatewayId: w.gatewayId, sessionKey: w.parentKey })) : undefined;
     if (parent) parent.children.push(w);
-    else groups.push(byKey.get(sessionOnGatewayKey(w.gatewayId, w.sessionKey)) ?? { widget: w, children: [] });
+    else groups.push(byKey.get(gatewaySessionKey(w)) ?? { widget: w, children: [] });
   }
   return { groups, hiddenFinished, total: all.length };
 }

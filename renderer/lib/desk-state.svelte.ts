@@ -14,7 +14,7 @@ import type {
   SessionInfo,
 } from "../../common/model.ts";
 import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../common/contract.ts";
-import { cardKey, pinKey } from "./card-key.ts";
+import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 import { ExpansionMemory } from "./expansion.ts";
 import { connectionForDisplay, entryForDisplay, sessionsForDisplay } from "./display-text.ts";
 
@@ -47,8 +47,8 @@ function updatedAt(e: CardEntry): number {
 export function byRecency(a: CardEntry, b: CardEntry): number {
   const d = updatedAt(b) - updatedAt(a);
   if (d !== 0) return d;
-  const ka = cardKey(a);
-  const kb = cardKey(b);
+  const ka = cardSlotKey(a);
+  const kb = cardSlotKey(b);
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
@@ -175,7 +175,7 @@ export class DeskState {
 
   /** The live run of a card's session, or null when none is live. */
   liveActivity(ref: Pick<CardEntry, "gatewayId" | "sessionKey">): SessionActivity | null {
-    const a = this.activity[pinKey(ref)];
+    const a = this.activity[gatewaySessionKey(ref)];
     return a?.live ? a : null;
   }
 
@@ -185,7 +185,7 @@ export class DeskState {
   }
 
   entryFor(ref: Keyed): CardEntry | null {
-    return this.entries[cardKey(ref)] ?? null;
+    return this.entries[cardSlotKey(ref)] ?? null;
   }
 
   // ——— expansion (E1–E4), reactive ———
@@ -229,11 +229,11 @@ export class DeskState {
   }
 
   isPinned(e: Pick<CardEntry, "gatewayId" | "sessionKey">): boolean {
-    return this.pinned.has(pinKey(e));
+    return this.pinned.has(gatewaySessionKey(e));
   }
 
   async setPinned(e: Pick<CardEntry, "gatewayId" | "sessionKey">, on: boolean): Promise<void> {
-    const key = pinKey(e);
+    const key = gatewaySessionKey(e);
     const current = this.settings?.pinned ?? [];
     const next = on ? (current.includes(key) ? current : [...current, key]) : current.filter((k) => k !== key);
     await this.updateSettings({ pinned: next });
@@ -267,14 +267,14 @@ export class DeskState {
     const needs: Record<string, NeedsState> = {};
     for (const g of snap.gateways) {
       needs[g.id] = g.needs;
-      for (const a of g.activity ?? []) activity[pinKey(a)] = a;
+      for (const a of g.activity ?? []) activity[gatewaySessionKey(a)] = a;
       connections[g.id] = connectionForDisplay(g.connection);
       sessions[g.id] = sessionsForDisplay(g.sessions);
       if (g.boards) boards[g.id] = g.boards;
       this.expansion.connection(g.id, g.connection, g.url);
       for (const e of g.cards) {
         this.expansion.observe(e);
-        entries[cardKey(e)] = entryForDisplay(e);
+        entries[cardSlotKey(e)] = entryForDisplay(e);
       }
     }
     this.#snapshotGateways = snap.gateways.map((g) => ({ id: g.id, label: g.label, url: g.url, color: g.color ?? null }));
@@ -318,7 +318,7 @@ export class DeskState {
       case "card": {
         const c = change as Extract<DeskChange, { type: "card" }>;
         this.expansion.observe(c.entry);
-        const key = cardKey(c.entry);
+        const key = cardSlotKey(c.entry);
         // A cleared slot with nothing to say leaves the page's state (it may come back).
         if (c.entry.card === null && c.entry.error === null && !c.entry.updateRequired && !c.entry.hidden) {
           // Most sessions hold no card: at start each says so once, and the page has nothing to drop.
@@ -346,7 +346,7 @@ export class DeskState {
       }
       case "activity": {
         const c = change as Extract<DeskChange, { type: "activity" }>;
-        const key = pinKey(c.activity);
+        const key = gatewaySessionKey(c.activity);
         if (!c.activity.live && c.activity.lines.length === 0 && !c.activity.stall) {
           const { [key]: _gone, ...rest } = this.activity;
           this.activity = rest;

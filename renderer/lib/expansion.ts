@@ -9,7 +9,7 @@
 // (auth_failed: the next connection may be another account). The page's lifetime is the
 // app's, so a restart forgets everything.
 import type { CardEntry, ConnectionState } from "../../common/model.ts";
-import { cardKey } from "./card-key.ts";
+import { cardSlotKey } from "../../common/keys.ts";
 
 type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 
@@ -92,7 +92,7 @@ export class ExpansionMemory {
    */
   observe(entry: CardEntry): boolean {
     const scope = this.scope(entry.gatewayId);
-    const key = cardKey(entry);
+    const key = cardSlotKey(entry);
     const mem = scope.cards.get(key);
     if (entry.card === null) {
       if (mem && confirmsClear(entry, mem)) mem.cleared = true;
@@ -114,7 +114,7 @@ export class ExpansionMemory {
 
   /** Whether a card shows open; a card never observed gets the default. */
   isOpen(card: Keyed): boolean {
-    return this.scopes.get(card.gatewayId)?.cards.get(cardKey(card))?.open ?? this.defaultOpen();
+    return this.scopes.get(card.gatewayId)?.cards.get(cardSlotKey(card))?.open ?? this.defaultOpen();
   }
 
   /** E4: the person clicked the title bar (or pressed Enter/Space on it). */
@@ -125,7 +125,7 @@ export class ExpansionMemory {
   /** The person opened or closed the card (e.g. from a notification that opens it). */
   setOpen(card: Keyed, open: boolean): boolean {
     const scope = this.scope(card.gatewayId);
-    const key = cardKey(card);
+    const key = cardSlotKey(card);
     const mem = scope.cards.get(key);
     if (mem) {
       mem.open = open;
@@ -140,12 +140,12 @@ export class ExpansionMemory {
 
   /** Whether the person has made a choice for this card on this connection. */
   isManual(card: Keyed): boolean {
-    return this.scopes.get(card.gatewayId)?.cards.get(cardKey(card))?.manual ?? false;
+    return this.scopes.get(card.gatewayId)?.cards.get(cardSlotKey(card))?.manual ?? false;
   }
 
   /** E4: a card shows its initial state without animation; only the person's toggles animate. */
   mayAnimate(card: Keyed): boolean {
-    return this.scopes.get(card.gatewayId)?.cards.get(cardKey(card))?.animate ?? false;
+    return this.scopes.get(card.gatewayId)?.cards.get(cardSlotKey(card))?.animate ?? false;
   }
 
   /** Called whenever a state could have changed, for a reactive wrapper. */

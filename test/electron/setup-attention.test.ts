@@ -7,7 +7,7 @@ import type { CardEntry } from "../../common/model.ts";
 import { setupAttention } from "../../main/electron/setup/attention.ts";
 import { card, entry, offline, steps, T0 } from "../renderer/fixtures.ts";
 import { FakeDesk, FakeSettings } from "./setup-support.ts";
-import { pinKeyOf } from "../../common/keys.ts";
+import { gatewaySessionKey } from "../../common/keys.ts";
 
 const NOW = T0 + 60_000;
 
@@ -92,7 +92,7 @@ describe("attention: in front of the person (N3)", () => {
     const { focus, attention, settings } = setup();
     focus.dashboard = true;
     assert.equal(attention.isVisibleInFocusedWindow(ref), false);
-    settings.update({ pinned: [pinKeyOf(ref)] });
+    settings.update({ pinned: [gatewaySessionKey(ref)] });
     assert.equal(attention.isVisibleInFocusedWindow(ref), true);
     assert.equal(attention.isVisibleInFocusedWindow({ ...ref, sessionKey: "s:b" }), false);
   });

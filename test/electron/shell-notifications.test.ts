@@ -22,7 +22,7 @@ import { plan } from "../gateway/support.ts";
 import { startTcpRelay, type TcpRelay } from "../gateway/tcp-relay.ts";
 import { fakeElectron, type FakeElectron, type FakeWindow } from "./fake-electron.ts";
 import { FakeClock } from "../unit/fake-clock.ts";
-import { pinKeyOf } from "../../common/keys.ts";
+import { gatewaySessionKey } from "../../common/keys.ts";
 
 const AWAY_MS = 6 * 60_000; // more than the 5 minutes of N6
 let gw: TestGateway;
@@ -313,7 +313,7 @@ describe("N3 no notice for a card in front of the person", () => {
 
     const gatewayId = r.shell.desk.gatewayIds()[0]!;
     const pinnedKey = await agent.createSession();
-    r.shell.settings.update({ pinned: [pinKeyOf({ gatewayId, sessionKey: pinnedKey })] });
+    r.shell.settings.update({ pinned: [gatewaySessionKey({ gatewayId, sessionKey: pinnedKey })] });
     await r.shell.openPage("dashboard");
     const dash = r.f.windows.find((w) => w.urls[0] === "app://desk/dashboard.html")!;
     assert.ok(dash.focused);

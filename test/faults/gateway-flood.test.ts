@@ -8,7 +8,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { after, test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { DEFAULT_MAX_READS_PER_SECOND } from "../../main/core/card-store.ts";
+import { DEFAULT_MAX_READS_PER_SECOND } from "../../main/core/cards/read-scheduler.ts";
 import { ProgressDesk } from "../../main/core/desk.ts";
 import { gatewayIdForUrl } from "../../main/core/discovery.ts";
 import type { ConnectionState } from "../../common/model.ts";

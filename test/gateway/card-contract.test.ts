@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { AGENT_SCOPE_CAPABILITY } from "../../main/core/card-store.ts";
+import { AGENT_SCOPE_CAPABILITY } from "../../main/core/cards/card-slots.ts";
 import { connectBareClient, type BareClient, type PlanStep } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";

@@ -2,7 +2,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { SessionInfo } from "../../common/model.ts";
-import { pinKey } from "../../renderer/lib/card-key.ts";
+import { gatewaySessionKey } from "../../common/keys.ts";
 import {
   dashboardSections,
   filterWidgets,
@@ -41,7 +41,7 @@ function bigView() {
     }),
   );
   const view = dashboardGroups({
-    pinned: keys.map((k) => pinKey({ gatewayId: GW, sessionKey: k })),
+    pinned: keys.map((k) => gatewaySessionKey({ gatewayId: GW, sessionKey: k })),
     entries,
     sessions: { [GW]: sessions },
     connections: conns,
@@ -94,17 +94,17 @@ describe("filter", () => {
     assert.deepEqual(
       [...byParent.shown].sort(),
       [
-        pinKey({ gatewayId: GW, sessionKey: "agent:main:main:m7" }),
-        pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m7-s0" }),
-        pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m7-s1" }),
+        gatewaySessionKey({ gatewayId: GW, sessionKey: "agent:main:main:m7" }),
+        gatewaySessionKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m7-s0" }),
+        gatewaySessionKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m7-s1" }),
       ].sort(),
     );
     const byChild = filterWidgets(sections, "check 3.1");
     assert.deepEqual(
       [...byChild.shown].sort(),
       [
-        pinKey({ gatewayId: GW, sessionKey: "agent:main:main:m3" }),
-        pinKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m3-s1" }),
+        gatewaySessionKey({ gatewayId: GW, sessionKey: "agent:main:main:m3" }),
+        gatewaySessionKey({ gatewayId: GW, sessionKey: "agent:main:subagent:m3-s1" }),
       ].sort(),
     );
     assert.equal(byChild.total, 2);
@@ -145,7 +145,7 @@ describe("widget lookup", () => {
       [older, newer],
       [newer, older],
     ]) {
-      const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: "k" }), list, {}, conns, undefined, widgetLookup(list, {}));
+      const w = widgetFor(gatewaySessionKey({ gatewayId: GW, sessionKey: "k" }), list, {}, conns, undefined, widgetLookup(list, {}));
       assert.equal(w?.entry?.card?.markdown, "new");
     }
   });

@@ -1,7 +1,7 @@
 // P3: pinned widgets, their states, the kind filter, finished sessions, sub-agent groups.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { pinKey } from "../../renderer/lib/card-key.ts";
+import { gatewaySessionKey } from "../../common/keys.ts";
 import { dashboardGroups, isFinished, widgetFor } from "../../renderer/lib/dashboard-view.ts";
 import { card, connected, entry, GW, offline, sessionRow, steps, T0 } from "./fixtures.ts";
 
@@ -12,33 +12,33 @@ const SUB = "agent:main:subagent:c";
 
 describe("widget states", () => {
   test("card", () => {
-    const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: A }), [entry({ sessionKey: A })], {}, conns);
+    const w = widgetFor(gatewaySessionKey({ gatewayId: GW, sessionKey: A }), [entry({ sessionKey: A })], {}, conns);
     assert.equal(w?.state, "card");
   });
 
   test("empty: No progress yet", () => {
-    const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: A }), [], {}, conns);
+    const w = widgetFor(gatewaySessionKey({ gatewayId: GW, sessionKey: A }), [], {}, conns);
     assert.equal(w?.state, "empty");
     assert.equal(w?.notice, "No progress yet");
   });
 
   test("no access while the Gateway denies participation", () => {
-    const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: A }), [entry({ sessionKey: A, hidden: true })], {}, conns);
+    const w = widgetFor(gatewaySessionKey({ gatewayId: GW, sessionKey: A }), [entry({ sessionKey: A, hidden: true })], {}, conns);
     assert.equal(w?.state, "no_access");
   });
 
   test("retry notice while reads fail, keeping the last card", () => {
     const e = entry({ sessionKey: A, freshness: "stale", error: { code: "UNAVAILABLE", message: "x" } });
-    const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: A }), [e], {}, conns);
+    const w = widgetFor(gatewaySessionKey({ gatewayId: GW, sessionKey: A }), [e], {}, conns);
     assert.equal(w?.state, "retry");
     assert.equal(w?.entry?.card?.revision, 1);
   });
 
   test("update required", () => {
-    const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: A }), [entry({ sessionKey: A, updateRequired: true })], {}, conns);
+    const w = widgetFor(gatewaySessionKey({ gatewayId: GW, sessionKey: A }), [entry({ sessionKey: A, updateRequired: true })], {}, conns);
     assert.equal(w?.state, "update_required");
     const w2 = widgetFor(
-      pinKey({ gatewayId: GW, sessionKey: A }),
+      gatewaySessionKey({ gatewayId: GW, sessionKey: A }),
       [],
       {},
       { [GW]: { state: "update_required", reason: "x", advice: "y" } },
@@ -47,7 +47,7 @@ describe("widget states", () => {
   });
 
   test("offline without a card", () => {
-    const w = widgetFor(pinKey({ gatewayId: GW, sessionKey: A }), [], {}, { [GW]: offline(T0) });
+    const w = widgetFor(gatewaySessionKey({ gatewayId: GW, sessionKey: A }), [], {}, { [GW]: offline(T0) });
     assert.equal(w?.state, "offline");
   });
 
@@ -74,7 +74,7 @@ describe("dashboardGroups", () => {
   const sessions = {
     [GW]: [sessionRow(A), sessionRow(B, { status: "done", hasActiveRun: false }), sessionRow(SUB, { spawnedBy: A })],
   };
-  const pinned = [A, B, SUB].map((k) => pinKey({ gatewayId: GW, sessionKey: k }));
+  const pinned = [A, B, SUB].map((k) => gatewaySessionKey({ gatewayId: GW, sessionKey: k }));
 
   test("pin order; finished hidden unless asked; sub-agents under their parent", () => {
     const v = dashboardGroups({ pinned, entries, sessions, connections: conns, kind: "all", showFinished: false });

@@ -2,7 +2,7 @@
 // Gateway cannot be made to answer a clear with a newer card, or to time out, on demand).
 import { test, describe, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { CardStore } from "../../main/core/card-store.ts";
+import { CardStore } from "../../main/core/cards/card-store.ts";
 import { DEFAULT_REFRESH_TIMEOUT_MS, dismissCard, refreshCard } from "../../main/core/actions.ts";
 import { CONFIRM_CLEAR_QUESTION } from "../../common/model.ts";
 import type { CardEntry, DeskChange } from "../../common/model.ts";

@@ -5,7 +5,7 @@
 // these faults on demand).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { CardStore, type CardStoreOptions } from "../../main/core/card-store.ts";
+import { CardStore, type CardStoreOptions } from "../../main/core/cards/card-store.ts";
 import type { CardEntry, ConnectionState, DeskChange, RefreshState } from "../../common/model.ts";
 import { until } from "../harness/until.ts";
 import { fakeTransport, gatewayError, OFFLINE, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
@@ -250,7 +250,7 @@ describe("read errors", () => {
     h.t.auto.set("progressCard.get", () => ({ card: wireCard(B, 1, UNFINISHED) }));
     await until("the retry read", () => h.store.entry(B)?.card?.revision === 1, 2_000, 5);
     assert.equal(h.store.entry(B)?.error, null);
-    assert.equal(h.store.readCount, gets(h, B), "readCount counts every read");
+    assert.equal(h.store.stats.reads, gets(h, B), "readCount counts every read");
     h.store.dispose();
   });
 });

@@ -3,11 +3,11 @@
 import { createLogger } from "../../main/core/logger.ts";
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { AGENT_SCOPE_CAPABILITY, CardStore, MAX_SESSION_KEY_LENGTH, type CardStoreOptions } from "../../main/core/card-store.ts";
-import { slotKey } from "../../common/keys.ts";
+import { CardStore, type CardStoreOptions } from "../../main/core/cards/card-store.ts";
+import { AGENT_SCOPE_CAPABILITY, MAX_SESSION_KEY_LENGTH } from "../../main/core/cards/card-slots.ts";
+import { slotKeyWithinGateway } from "../../common/keys.ts";
 import type { DeskChange, CardEntry } from "../../common/model.ts";
-import { DONE, fakeTransport, gatewayError, OFFLINE, PENDING, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
-import { until } from "../harness/until.ts";
+import { DONE, fakeTransport, gatewayError, OFFLINE, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 import { ManualTimers } from "./manual-timers.ts";
 
 /** A hang (an awaited reply that never comes) fails fast instead of stalling the run. */
@@ -141,7 +141,7 @@ describe("CardStore: reading", () => {
     await settle();
     assert.equal(gets(h), 3, "and no more after it");
     assert.equal(h.store.entry(A)?.card?.revision, 12);
-    assert.equal(h.store.maxInFlightPerSession, 1);
+    assert.equal(h.store.stats.maxInFlightPerSession, 1);
     assert.equal(h.t.maxPendingPerSession("progressCard.get"), 1);
   });
 
@@ -624,10 +624,10 @@ describe("CardStore: agent scope (G4)", () => {
     assert.deepEqual(h.store.readTarget({ sessionKey: "global", agentId: "x" }), { sessionKey: "global", agentId: "x" });
   });
 
-  test("slotKey keeps bare keys of different agents apart", () => {
-    assert.notEqual(slotKey("global", "a"), slotKey("global", "b"));
-    assert.equal(slotKey("agent:a:x", "a"), "agent:a:x");
-    assert.equal(slotKey("global", null), "global");
+  test("slotKeyWithinGateway keeps bare keys of different agents apart", () => {
+    assert.notEqual(slotKeyWithinGateway("global", "a"), slotKeyWithinGateway("global", "b"));
+    assert.equal(slotKeyWithinGateway("agent:a:x", "a"), "agent:a:x");
+    assert.equal(slotKeyWithinGateway("global", null), "global");
   });
 
   test("an UNKNOWN_AGENT_ID drops the target", T, async () => {
@@ -664,7 +664,7 @@ describe("CardStore: concurrency", () => {
       "each session read exactly once",
     );
     assert.equal(h.store.entries().length, keys.length);
-    assert.equal(h.store.maxInFlightPerSession, 1);
+    assert.equal(h.store.stats.maxInFlightPerSession, 1);
   });
 
   test("a change for a queued session does not add a second read", T, async () => {
@@ -679,242 +679,6 @@ describe("CardStore: concurrency", () => {
     await settle();
     assert.equal(gets(h, B), 1);
     assert.equal(h.t.of("progressCard.get", { pending: true }).length, 0);
-  });
-});
-
-describe("CardStore: read budget (a flooding Gateway, issue 8)", () => {
-  const many = (n: number) => Array.from({ length: n }, (_, i) => `agent:main:flood:${i}`);
-  /** The budget's clock: standing still until a test lets time run (1 real ms = 1 s). */
-  const budgetClock = () => {
-    const c = { at: 0, running: false, now: () => (c.running ? c.at + performance.now() * 1000 : c.at) };
-    return c;
-  };
-
-  test("a flood of hints is coalesced in the queue: reads stop at the budget, one per session, the latest state", T, async () => {
-    const keys = many(50);
-    const mono = budgetClock();
-    // The general budget alone: pacing a busy Gateway (tested below) would read fewer still.
-    const noPacing = { stormHintsPerSecond: Infinity, busyHintsPerSecond: Infinity };
-    const h = harness({
-      rows: [],
-      store: { maxReadsPerSecond: 10, maxConcurrentReads: 16, monotonicNow: mono.now, gatewayLoad: noPacing },
-    });
-    await h.store.onReady();
-    const revisions = new Map<string, number>();
-    for (let i = 0; i < 1000; i++) {
-      const key = keys[i % keys.length]!;
-      revisions.set(key, i + 1);
-      h.store.onEvent("progressCard.changed", { sessionKey: key, revision: i + 1 });
-    }
-    assert.equal(h.t.of("progressCard.get").length, 10, "the burst of the budget, not one read per hint");
-    for (const c of h.t.of("progressCard.get", { pending: true })) {
-      const key = c.params.sessionKey as string;
-      c.resolve({ card: wireCard(key, revisions.get(key)!, DONE) });
-    }
-    await settle();
-    // Every first read was answered after all hints, so those sessions are done; the other 40 wait.
-    assert.equal(h.t.of("progressCard.get").length, 10, "no read without budget");
-    mono.running = true;
-    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, revisions.get(p.sessionKey as string)!, DONE) }));
-    await until("every session read", () => keys.every((k) => h.store.entry(k)?.card?.revision === revisions.get(k)), 4_000);
-    await until("the queue empty", () => h.store.queuedReads === 0 && h.t.of("progressCard.get", { pending: true }).length === 0, 4_000);
-    // The 10 in flight while hints kept coming returned the latest revision those hints named,
-    // so no read was owed for them: every session once.
-    assert.equal(h.t.of("progressCard.get").length, keys.length, "50 reads for 1000 hints");
-    assert.equal(h.store.skippedRereads, 10);
-    assert.equal(h.t.maxPendingPerSession("progressCard.get"), 1);
-    assert.ok(h.store.maxQueuedReads <= keys.length, "at most one waiting read per session");
-  });
-
-  test("the budget refills with time: sustained reads follow the rate, and a session waiting in line is not overtaken", T, async () => {
-    const keys = many(6);
-    const mono = budgetClock();
-    const h = harness({ rows: [], store: { maxReadsPerSecond: 2, monotonicNow: mono.now } });
-    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
-    await h.store.onReady();
-    for (const key of keys) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: 1 });
-    await settle();
-    assert.deepEqual(
-      h.t.of("progressCard.get").map((c) => c.params.sessionKey),
-      keys.slice(0, 2),
-    );
-    mono.at += 500; // one more read is due
-    await until("the third read", () => h.t.of("progressCard.get").length === 3, 2_000);
-    await settle();
-    assert.equal(h.t.of("progressCard.get").length, 3);
-    // Budget is due again, but a hint for a session read earlier goes behind those still waiting.
-    mono.at += 1_000;
-    h.store.onEvent("progressCard.changed", { sessionKey: keys[0], revision: 2 });
-    assert.equal(h.t.of("progressCard.get").length, 3, "no read ahead of the queue");
-    mono.running = true;
-    await until("every read", () => h.t.of("progressCard.get").length === 7, 2_000);
-    assert.deepEqual(
-      h.t.of("progressCard.get").map((c) => c.params.sessionKey),
-      [...keys, keys[0]],
-    );
-  });
-
-  test("a disconnect drops the queue; the reconnect reads hinted sessions again within the budget", T, async () => {
-    const keys = many(5);
-    const mono = budgetClock();
-    // Hinted, not listed: only the listed roster is read outside the budget at a connect.
-    const h = harness({ rows: [], store: { maxReadsPerSecond: 2, monotonicNow: mono.now } });
-    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
-    await h.store.onReady();
-    for (const key of keys) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: 1 });
-    await settle();
-    assert.equal(h.t.of("progressCard.get").length, 2);
-    assert.equal(h.store.queuedReads, 3);
-    h.store.onConnectionState(OFFLINE);
-    assert.equal(h.store.queuedReads, 0, "the queue is dropped");
-    mono.at += 10_000; // the budget is full again
-    await settle();
-    assert.equal(h.t.of("progressCard.get").length, 2, "nothing read while offline");
-    await h.store.onReady();
-    await settle();
-    assert.equal(h.t.of("progressCard.get").length, 4, "the budget's burst again, no more");
-    mono.running = true;
-    await until("every session read after the reconnect", () => keys.every((k) => h.store.entry(k)?.card), 2_000);
-    h.store.dispose();
-  });
-});
-
-describe("CardStore: a Gateway busy with card writes is read less (issue 11, the cost of being watched)", () => {
-  const keys = Array.from({ length: 20 }, (_, i) => `agent:main:busy:${i}`);
-  /** The round-trip clock and the budget's clock, both standing still unless a test moves them. */
-  const clocks = () => {
-    const c = { rtt: 0, mono: 0 };
-    return { c, store: { roundTripClock: () => c.rtt, monotonicNow: () => c.mono, busyReadsPerSecond: 2, busyReadsInFlight: 1 } };
-  };
-  const answer = (h: Harness, revisions: Map<string, number>) => {
-    for (const call of h.t.of("progressCard.get", { pending: true })) {
-      const key = call.params.sessionKey as string;
-      call.resolve({ card: wireCard(key, revisions.get(key) ?? 1, UNFINISHED) });
-    }
-  };
-  /** The agents write: `n` hints round-robin over the sessions, each naming a new revision. */
-  const writes = (h: Harness, revisions: Map<string, number>, n: number) => {
-    for (let i = 0; i < n; i++) {
-      const key = keys[i % keys.length]!;
-      revisions.set(key, (revisions.get(key) ?? 0) + 1);
-      h.store.onEvent("progressCard.changed", { sessionKey: key, revision: revisions.get(key) });
-    }
-  };
-
-  /** Connected; one quick read, then one slow read of the first key: replies are slow now. */
-  async function slowStore() {
-    const { c, store } = clocks();
-    const h = harness({ rows: [], store });
-    await h.store.onReady();
-    const revisions = new Map<string, number>();
-    writes(h, revisions, 1);
-    c.rtt += 2;
-    answer(h, revisions);
-    await settle();
-    writes(h, revisions, 1);
-    c.rtt += 200;
-    answer(h, revisions);
-    await settle();
-    return { h, c, revisions };
-  }
-
-  test("a quiet Gateway is never paced: hints for many sessions are read at once, in parallel", T, async () => {
-    const { c, store } = clocks();
-    const h = harness({ rows: [], store });
-    await h.store.onReady();
-    const revisions = new Map<string, number>();
-    for (let round = 0; round < 5; round++) {
-      for (const key of keys.slice(0, 8)) revisions.set(key, round + 1);
-      for (const key of keys.slice(0, 8)) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: round + 1 });
-      assert.equal(h.t.of("progressCard.get", { pending: true }).length, 8, "eight reads in flight at once");
-      c.rtt += 3;
-      answer(h, revisions);
-      await settle();
-    }
-    assert.equal(h.store.gatewayBusy, false);
-    assert.equal(h.store.busyReads, 0);
-    assert.equal(h.t.of("progressCard.get").length, 40, "one read per hint");
-  });
-
-  test("slow replies alone are not paced: one card changing now and then is read at once", T, async () => {
-    const { h, c, revisions } = await slowStore();
-    for (let i = 0; i < 10; i++) {
-      c.rtt += 200; // 5 changes a second, each read slowly
-      const before = h.t.of("progressCard.get").length;
-      writes(h, revisions, 1);
-      assert.equal(h.t.of("progressCard.get").length, before + 1, "read at once");
-      answer(h, revisions);
-      await settle();
-    }
-    assert.equal(h.store.busyReads, 0);
-    h.store.dispose();
-  });
-
-  test("slow replies in a storm of writes pace the reads: one in flight, the busy budget, hints coalesced per session", T, async () => {
-    const { h, c, revisions } = await slowStore();
-    writes(h, revisions, 200); // 20 sessions change 10 times each, at once
-    await settle();
-    assert.equal(h.store.gatewayBusy, true);
-    // The reads begun before the hint rate said "storm" (up to the usual eight) come back slowly.
-    const before = h.t.of("progressCard.get").length;
-    assert.ok(before <= 2 + 8, `${before} reads before the storm was seen`);
-    // The storm goes on (50 writes per slow reply), the budget's clock stands still: the busy budget (2 a second) runs out.
-    for (let i = 0; i < 5; i++) {
-      c.rtt += 200;
-      writes(h, revisions, 50);
-      answer(h, revisions);
-      await settle();
-      assert.ok(h.t.of("progressCard.get", { pending: true }).length <= 1, "one read in flight while busy");
-    }
-    assert.equal(h.t.of("progressCard.get").length - before, 2, "the busy budget's burst, then no more until it refills");
-    assert.ok(h.store.queuedReads <= keys.length, "at most one waiting read per session");
-    // A second of budget clock: two more reads, one at a time.
-    c.mono += 1_000;
-    await until("the next paced read", () => h.t.of("progressCard.get", { pending: true }).length === 1, 2_000);
-    c.rtt += 200;
-    writes(h, revisions, 50);
-    answer(h, revisions);
-    await until("the second paced read", () => h.t.of("progressCard.get").length - before === 4, 2_000);
-    assert.equal(h.store.busyReads, 4);
-    assert.equal(h.store.busySpells, 1);
-    assert.equal(h.t.maxPendingPerSession("progressCard.get"), 1);
-    h.store.dispose();
-  });
-
-  test("when the storm ends, every waiting session is read at once, on its latest revision", T, async () => {
-    const { h, c, revisions } = await slowStore();
-    writes(h, revisions, 200);
-    await settle();
-    assert.equal(h.store.gatewayBusy, true);
-    // No more writes: three seconds later the storm of hints is over, and replies come back in
-    // 1 ms. The budget clock moves a second per reply.
-    c.rtt += 3_000;
-    for (let i = 0; i < 60 && !keys.every((k) => h.store.entry(k)?.card?.revision === revisions.get(k)); i++) {
-      c.rtt += 1;
-      c.mono += 1_000;
-      answer(h, revisions);
-      await settle();
-    }
-    assert.equal(h.store.gatewayBusy, false, "quiet again");
-    assert.ok(
-      keys.every((k) => h.store.entry(k)?.card?.revision === revisions.get(k)),
-      "every session ends on its latest revision",
-    );
-    assert.ok(h.store.peakReadsInFlight > 1, "reads in parallel again once quiet");
-    assert.ok(h.t.of("progressCard.get").length <= 2 + keys.length + 8, `${h.t.of("progressCard.get").length} reads for 200 hints`);
-    h.store.dispose();
-  });
-
-  test("a reconnect starts quiet: hints are read at full speed on the new connection", T, async () => {
-    const { h, revisions } = await slowStore();
-    writes(h, revisions, 200);
-    assert.equal(h.store.gatewayBusy, true);
-    h.store.onConnectionState(OFFLINE);
-    await h.store.onReady();
-    assert.equal(h.store.gatewayBusy, false);
-    for (const key of keys.slice(0, 8)) h.store.onEvent("progressCard.changed", { sessionKey: key, revision: 1_000 });
-    assert.equal(h.t.of("progressCard.get", { pending: true }).length, 8);
-    h.store.dispose();
   });
 });
 
@@ -934,7 +698,7 @@ describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 
     assert.equal(h.store.entries().length, 10, "the cap, not one session per key named");
     assert.ok(h.store.sessionList().length <= 10, `${h.store.sessionList().length} session rows kept`);
     assert.equal(h.t.of("progressCard.get").length, 10);
-    assert.equal(h.store.droppedHints, 1991);
+    assert.equal(h.store.stats.droppedHints, 1991);
     assert.equal(warnings.filter((w) => /named more than 10 sessions/.test(w)).length, 1, "warned once");
     // A session already followed still updates.
     await changed(h, 2);
@@ -952,20 +716,5 @@ describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 
     assert.equal(h.t.of("progressCard.get").length, 1, "only the first read of A");
     assert.equal(h.t.of("sessions.list").length, 0, "a long key is not a keyless 'list again'");
     assert.equal(h.store.entry(long), null);
-  });
-
-  test("repeated keyless updates list once, and once more after the list in flight", T, async () => {
-    const h = harness();
-    await ready(h);
-    h.t.auto.set("sessions.list", () => PENDING);
-    for (let i = 0; i < 100; i++) h.store.onEvent("sessions.changed", { reason: "update" });
-    await settle();
-    assert.equal(h.t.of("sessions.list").length, 1);
-    h.t.of("sessions.list", { pending: true })[0]!.resolve({ sessions: [{ key: A }] });
-    await settle();
-    assert.equal(h.t.of("sessions.list").length, 2, "exactly one more for the hints meanwhile");
-    h.t.of("sessions.list", { pending: true })[0]!.resolve({ sessions: [{ key: A }] });
-    await settle();
-    assert.equal(h.t.of("sessions.list").length, 2);
   });
 });

@@ -2,7 +2,7 @@
 // of being watched): slow replies to our reads AND a storm of change hints.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { GatewayLoad, type GatewayLoadOptions } from "../../main/core/gateway-load.ts";
+import { GatewayLoad, type GatewayLoadOptions } from "../../main/core/cards/gateway-load.ts";
 
 /** A gauge on a clock that stands still unless the test moves it. */
 function gauge(opts: Partial<GatewayLoadOptions> = {}) {

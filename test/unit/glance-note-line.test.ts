@@ -8,7 +8,7 @@ import { visibleCards } from "../../common/glance.ts";
 import { noteLine } from "../../common/note-line.ts";
 import type { DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
 import { card, entry, T0 } from "../renderer/fixtures.ts";
-import { cardKeyOf, pinKeyOf } from "../../common/keys.ts";
+import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 
 const first = (cases: Array<[string, string | null]>): void => {
   for (const [markdown, line] of cases) assert.equal(noteLine(markdown), line, JSON.stringify(markdown));
@@ -164,8 +164,8 @@ describe("visibleCards", () => {
 
 describe("keys", () => {
   test("a card key names Gateway, session and agent; a pin key Gateway and session", () => {
-    assert.equal(cardKeyOf({ gatewayId: "g", sessionKey: "s", agentId: "main" }), "g\u0000s\u0000main");
-    assert.equal(cardKeyOf({ gatewayId: "g", sessionKey: "s", agentId: null }), "g\u0000s\u0000");
-    assert.equal(pinKeyOf({ gatewayId: "g", sessionKey: "s" }), "g\u0000s");
+    assert.equal(cardSlotKey({ gatewayId: "g", sessionKey: "s", agentId: "main" }), "g\u0000s\u0000main");
+    assert.equal(cardSlotKey({ gatewayId: "g", sessionKey: "s", agentId: null }), "g\u0000s\u0000");
+    assert.equal(gatewaySessionKey({ gatewayId: "g", sessionKey: "s" }), "g\u0000s");
   });
 });

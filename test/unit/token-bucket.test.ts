@@ -1,7 +1,7 @@
 // The token bucket behind the read budget and the host's message rate.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TokenBucket } from "../../main/core/token-bucket.ts";
+import { TokenBucket } from "../../main/core/cards/token-bucket.ts";
 
 test("a full burst at once, then one token per 1/rate seconds, never more than the burst", () => {
   const b = new TokenBucket(10, 3, 0);

@@ -9,6 +9,7 @@ import type { Notice, NotificationSettings } from "../notification-policy.ts";
 import { BODY_BUDGET, TITLE_BUDGET } from "./notice-text.ts";
 import { isQuiet, localMinutesOfDay } from "./quiet-hours.ts";
 import { truncate } from "../../../common/truncate.ts";
+import { needEntryKey } from "../../../common/keys.ts";
 
 /** Entries remembered as told or answered (the oldest are forgotten first). */
 const REMEMBERED = 500;
@@ -23,8 +24,6 @@ export type NeedsNoticeOptions = {
   minutesOfDay?: (ms: number) => number;
 };
 
-const keyOf = (ref: NeedRef): string => `${ref.gatewayId}\u0000${ref.id}`;
-
 export class NeedsNotices {
   private readonly opts: NeedsNoticeOptions;
   private readonly told = new Set<string>();
@@ -37,7 +36,7 @@ export class NeedsNotices {
 
   /** The person answered this entry here: no notice for it from now on. */
   noteAnswered(ref: NeedRef): void {
-    remember(this.answered, keyOf(ref));
+    remember(this.answered, needEntryKey(ref));
   }
 
   /** One entry change of a Gateway's needs-you state. */
@@ -46,7 +45,7 @@ export class NeedsNotices {
     if (event?.kind === "resolved" && event.answeredHere) return this.noteAnswered(event.entry);
     if (event?.kind !== "arrived") return;
     const { entry } = event;
-    const key = keyOf(entry);
+    const key = needEntryKey(entry);
     if (this.told.has(key) || this.answered.has(key)) return;
     // Told or not, an entry is considered once: quiet hours do not save it for later.
     remember(this.told, key);

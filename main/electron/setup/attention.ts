@@ -7,7 +7,7 @@ import type { CardRef, Settings } from "../../../common/contract.ts";
 import { visibleCards } from "../../../common/glance.ts";
 import { TrayTracker } from "../../core/tray-model.ts";
 import type { CardEntry, DeskChange, DeskSnapshot, Unsubscribe } from "../../../common/model.ts";
-import { cardKeyOf, pinKeyOf } from "../../../common/keys.ts";
+import { cardSlotKey, gatewaySessionKey } from "../../../common/keys.ts";
 
 /** Which of the shell's windows has the focus now. */
 export type InFront = { popoverFocused(): boolean; dashboardFocused(): boolean };
@@ -59,15 +59,15 @@ export function setupAttention(ctx: AttentionContext): Attention {
   return {
     tracker,
     seeCards(refs) {
-      const keys = new Set(refs.map(cardKeyOf));
-      markSeen(allCards().filter((e) => keys.has(cardKeyOf(e))));
+      const keys = new Set(refs.map(cardSlotKey));
+      markSeen(allCards().filter((e) => keys.has(cardSlotKey(e))));
     },
     seePopover() {
       if (ctx.settings.view().showCards) markSeen(allCards());
     },
     isVisibleInFocusedWindow(ref) {
       if (popoverShowsCards()) return true;
-      if (ctx.inFront.dashboardFocused()) return ctx.settings.view().pinned.includes(pinKeyOf(ref));
+      if (ctx.inFront.dashboardFocused()) return ctx.settings.view().pinned.includes(gatewaySessionKey(ref));
       return false;
     },
     flagRefused(card, reason) {

@@ -1,13 +1,15 @@
-// Issue 11: every card however many sessions. The roster is listed page by page, read with a
+// The roster (roster-sync.ts, roster-pages.ts) through the card store. Every card however many sessions. The roster is listed page by page, read with a
 // bound on reads in flight in listing order (newest first) while later pages are still being
 // listed, outside the read budget at a connect only; a hint the read in flight already
 // covered costs no second read. Against the FAKE transport (fake-transport.ts): the real
 // Gateway cannot hold a page or a read open on demand.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { CardStore, DEFAULT_MAX_READS_IN_FLIGHT, type CardsKnown, type CardStoreOptions } from "../../main/core/card-store.ts";
+import { CardStore, type CardStoreOptions } from "../../main/core/cards/card-store.ts";
+import { DEFAULT_MAX_READS_IN_FLIGHT } from "../../main/core/cards/read-scheduler.ts";
+import type { CardsKnown } from "../../main/core/cards/roster-sync.ts";
 import { createLogger } from "../../main/core/logger.ts";
-import { ROSTER_PAGE_OVERLAP, ROSTER_PAGE_SIZE } from "../../main/core/roster-pages.ts";
+import { ROSTER_PAGE_OVERLAP, ROSTER_PAGE_SIZE } from "../../main/core/cards/roster-pages.ts";
 import type { DeskChange } from "../../common/model.ts";
 import { DONE, fakeTransport, OFFLINE, PENDING, settle, UNFINISHED, wireCard, type FakeTransport } from "./fake-transport.ts";
 
@@ -95,7 +97,7 @@ describe("the roster, page by page", () => {
     const most2 = await answerAll(h);
     assert.equal(most2, DEFAULT_MAX_READS_IN_FLIGHT);
     assert.deepEqual(readKeys(h), keys, "page two continues in its order, without the overlapping rows read twice");
-    assert.equal(h.store.peakReadsInFlight, DEFAULT_MAX_READS_IN_FLIGHT);
+    assert.equal(h.store.stats.peakReadsInFlight, DEFAULT_MAX_READS_IN_FLIGHT);
     assert.equal(h.known.length, 1);
   });
 
@@ -103,7 +105,7 @@ describe("the roster, page by page", () => {
     const h = harness(keysOf(40), { maxConcurrentReads: 3 });
     void h.store.onReady();
     assert.equal(await answerAll(h), 3);
-    assert.equal(h.store.peakReadsInFlight, 3);
+    assert.equal(h.store.stats.peakReadsInFlight, 3);
   });
 
   test("a reconnect re-reads every card in listing order with the bound; 'every card known' is said once per listing", T, async () => {
@@ -123,7 +125,7 @@ describe("the roster, page by page", () => {
     const most = await answerAll(h, (k) => wireCard(k, 2, UNFINISHED));
     await settle();
     assert.equal(most, DEFAULT_MAX_READS_IN_FLIGHT);
-    assert.equal(h.store.peakReadsInFlight, DEFAULT_MAX_READS_IN_FLIGHT);
+    assert.equal(h.store.stats.peakReadsInFlight, DEFAULT_MAX_READS_IN_FLIGHT);
     assert.deepEqual(readKeys(h).slice(before), keys, "every card again, newest first");
     assert.ok(keys.every((k) => h.store.entry(k)?.card?.revision === 2 && h.store.entry(k)?.freshness === "live"));
     assert.equal(h.known.length, 2);
@@ -206,7 +208,7 @@ describe("the read budget and the roster", () => {
     await h.store.onGap();
     await settle();
     assert.equal(h.t.of("progressCard.get").length, 32);
-    assert.equal(h.store.queuedReads, 28);
+    assert.equal(h.store.stats.queuedReads, 28);
   });
 });
 
@@ -227,7 +229,7 @@ describe("no read a read in flight already covered", () => {
     openReads(h)[0]!.resolve({ card: wireCard(A, 3, UNFINISHED) });
     await settle();
     assert.equal(readKeys(h).length, 1);
-    assert.equal(h.store.skippedRereads, 1);
+    assert.equal(h.store.stats.skippedRereads, 1);
     assert.equal(h.store.entry(A)?.card?.revision, 3);
   });
 
@@ -262,5 +264,24 @@ describe("no read a read in flight already covered", () => {
     openReads(h)[0]!.resolve({ card: wireCard(A, 1, UNFINISHED) });
     await settle();
     assert.equal(readKeys(h).length, 2);
+  });
+});
+
+describe("listing again", () => {
+  test("repeated keyless updates list once, and once more after the list in flight", T, async () => {
+    const keys = keysOf(1);
+    const h = harness(keys);
+    await h.store.onReady();
+    await answerAll(h);
+    h.t.auto.set("sessions.list", () => PENDING);
+    for (let i = 0; i < 100; i++) h.store.onEvent("sessions.changed", { reason: "update" });
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 1);
+    h.t.of("sessions.list", { pending: true })[0]!.resolve(page(keys, {}));
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 2, "exactly one more for the hints meanwhile");
+    h.t.of("sessions.list", { pending: true })[0]!.resolve(page(keys, {}));
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 2);
   });
 });

@@ -3,9 +3,9 @@
 // following `hasMore`/`nextOffset`. Rows arrive newest first (the Gateway sorts by
 // `updatedAt`), and each page is handed on as soon as it arrives, so its cards can be read
 // while the next page is still being listed.
-import { errorFacts } from "./connection-state.ts";
-import { parseSessionRow } from "../../common/sessions.ts";
-import type { SessionInfo } from "../../common/model.ts";
+import { errorFacts } from "../connection-state.ts";
+import { parseSessionRow } from "../../../common/sessions.ts";
+import type { SessionInfo } from "../../../common/model.ts";
 
 /** Rows per page: small enough that the first cards are read early, large enough for few round trips. */
 export const ROSTER_PAGE_SIZE = 100;

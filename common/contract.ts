@@ -13,6 +13,7 @@ import { DeskError, ERROR_CODES } from "./errors.ts";
 import { SettingsPatchSchema, SettingsSchema } from "./settings-schema.ts";
 import type { GatewaySettingsView, Milestone, Settings, SettingsPatch } from "./settings-schema.ts";
 import { CHANNEL_PREFIX, channelFor, DESK_METHODS, EVENT_CHANNEL, isSafeExternalUrl, type DeskMethod } from "./verbs.ts";
+import { isPage, PAGES, type Page } from "./pages.ts";
 
 export type { ActivityMode, CredentialStorage, DeskMethod, DismissResult, GatewaySettingsView, Milestone, Settings, SettingsPatch };
 export { CHANNEL_PREFIX, channelFor, DESK_METHODS, EVENT_CHANNEL, isSafeExternalUrl };
@@ -66,8 +67,9 @@ export const NeedAnswerSchema = Type.Union(
   { refusal: "answer must be {kind, decision}, {kind: question, answers} or {kind: question, cancel: true}" },
 );
 
-export const PageSchema = Type.Union([Type.Literal("popover"), Type.Literal("dashboard"), Type.Literal("settings")]);
-export type Page = Static<typeof PageSchema>;
+// One literal per page of the table (an anyOf); typed as the table's page names.
+export const PageSchema = Type.Unsafe<Page>(Type.Union(PAGES.map((p) => Type.Literal(p))));
+export type { Page };
 
 /** Diagnostics for a bug report, secrets redacted; `copied` when the app put them on the clipboard itself. */
 export type DiagnosticsCopy = { text: string; copied: boolean };
@@ -138,7 +140,7 @@ export const DESK_VERBS = {
     args: [PageSchema],
     optionalArgs: [CardRefSchema],
     result: Type.Void(),
-    usage: "openPage(popover | dashboard | settings, card?)",
+    usage: `openPage(${PAGES.join(" | ")}, card?)`,
   }),
   /** Settings only: versions, connection states and the last log lines, redacted (the app copies them where it can). */
   copyDiagnostics: verb({ args: [], result: made<DiagnosticsCopy>(), usage: "copyDiagnostics()" }),
@@ -224,7 +226,7 @@ export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyo
  * reach it through the desk service.
  */
 export function forbiddenReason(method: string, args: readonly unknown[], caller: unknown): string | null {
-  if (typeof caller !== "string" || !PAGES.has(caller)) return "the calling page is not known";
+  if (!isPage(caller)) return "the calling page is not known";
   if (ANSWER_PAGE_METHODS.has(method as DeskMethod) && !ANSWER_PAGES.has(caller)) {
     return `${method} is only accepted from the popover and the dashboard (asked by the ${caller})`;
   }
@@ -238,7 +240,6 @@ export function forbiddenReason(method: string, args: readonly unknown[], caller
   return null;
 }
 
-const PAGES: ReadonlySet<string> = new Set<Page>(["popover", "dashboard", "settings"]);
 type Annotated = TSchema & { refusal?: string; description?: string; properties?: Record<string, TSchema>; items?: TSchema };
 
 /**

@@ -48,7 +48,7 @@ export const MODULES: Module[] = [
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
   {
     name: "glance",
-    mutate: ["common/glance.ts", "common/note-line.ts"],
+    mutate: ["common/visible-cards.ts", "common/note-line.ts"],
     tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"],
   },
   { name: "truncate", mutate: ["common/truncate.ts"], tests: ["truncate", "truncate-rules"] },

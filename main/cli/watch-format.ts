@@ -1,6 +1,6 @@
 // What `progress-desk watch` prints, as pure functions of the core's state: the
 // `--json` lines (a stable format scripts depend on), plain lines, and the TTY block.
-import { visibleCards } from "../../common/glance.ts";
+import { visibleCards } from "../../common/visible-cards.ts";
 import { noteLine } from "../../common/note-line.ts";
 import { shortKeyTitle } from "../../common/sessions.ts";
 import { truncate } from "../../common/truncate.ts";

@@ -3,6 +3,7 @@
 // path names, with what type, under which Content-Security-Policy.
 import { existsSync, statSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
+import { pagePath, ROOT_PAGE } from "../../common/pages.ts";
 
 export function pageContentSecurityPolicy(connectSrc: string): string {
   return [
@@ -39,13 +40,13 @@ export function hasDotSegment(decodedPath: string): boolean {
 }
 
 /**
- * The file under `pagesDir` that a URL path names ("/" is the popover), or null for
+ * The file under `pagesDir` that a URL path names ("/" is the root page), or null for
  * anything outside it, undecodable, climbing through a dot segment, or missing.
  */
 export function resolvePageFile(pagesDir: string, urlPath: string): string | null {
   let rel: string;
   try {
-    rel = decodeURIComponent(urlPath === "/" || urlPath === "" ? "/popover.html" : urlPath);
+    rel = decodeURIComponent(urlPath === "/" || urlPath === "" ? pagePath(ROOT_PAGE) : urlPath);
   } catch {
     return null;
   }

@@ -16,7 +16,7 @@
 // after it has lasted `disconnectDebounceMs`; pairing and auth failures show at once.
 import type { CardRef } from "../../common/contract.ts";
 import { KEYCHAIN_UNAVAILABLE } from "../../common/credential-storage.ts";
-import { visibleCards } from "../../common/glance.ts";
+import { visibleCards } from "../../common/visible-cards.ts";
 import { noteLine } from "../../common/note-line.ts";
 import { cardSessionLink } from "../../common/session-link.ts";
 import { truncate } from "../../common/truncate.ts";

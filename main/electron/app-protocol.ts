@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import type { CardRef, Page } from "../../common/contract.ts";
 import type { NeedRef } from "../../common/model.ts";
 import { pageContentSecurityPolicy, pageHeaders, resolvePageFile } from "../core/page-files.ts";
+import { pagePath } from "../../common/pages.ts";
 
 export const APP_SCHEME = "app";
 export const APP_ORIGIN = `${APP_SCHEME}://desk`;
@@ -13,7 +14,7 @@ export const APP_CSP = pageContentSecurityPolicy("'none'");
 
 /** A page's URL; with a card or a needs-you entry, the popover opens and focuses it (N4). */
 export function pageUrl(page: Page, target?: CardRef | NeedRef): string {
-  return `${APP_ORIGIN}/${page}.html${target ? pageHash(target) : ""}`;
+  return `${APP_ORIGIN}${pagePath(page)}${target ? pageHash(target) : ""}`;
 }
 
 /** `#card=<CardRef JSON>` or `#need=<NeedRef JSON>`: what the popover focuses when it opens. */

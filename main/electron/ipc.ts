@@ -9,6 +9,7 @@ import { channelFor, DESK_METHODS, EVENT_CHANNEL, type CardRef, type DeskEvent, 
 import type { DeskService } from "../core/desk-service.ts";
 import { DeskError, ERROR_CODES } from "../../common/errors.ts";
 import { isAppUrl } from "./app-protocol.ts";
+import { pageOfPath, ROOT_PAGE } from "../../common/pages.ts";
 
 export type SenderEvent = Pick<IpcMainInvokeEvent, "sender" | "senderFrame">;
 
@@ -20,19 +21,13 @@ export function isTrustedSender(event: SenderEvent, isOurContents: (contents: We
   return isOurContents(event.sender);
 }
 
-const PAGE_BY_PATH: Readonly<Record<string, Page>> = {
-  "/": "popover", // app://desk/ serves the popover (page-files)
-  "/popover.html": "popover",
-  "/dashboard.html": "dashboard",
-  "/settings.html": "settings",
-};
-
 /** Which of our pages a trusted frame shows, from its URL's path; null for anything else. */
 export function pageOfSender(event: SenderEvent): Page | null {
   const url = event.senderFrame?.url;
   if (!url) return null;
   try {
-    return PAGE_BY_PATH[new URL(url).pathname] ?? null;
+    const path = new URL(url).pathname;
+    return path === "/" ? ROOT_PAGE : pageOfPath(path); // app://desk/ serves the root page (page-files)
   } catch {
     return null;
   }

@@ -15,57 +15,21 @@
 // and unread output also for the host as a whole (unread-budget.ts).
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { join } from "node:path";
 import { pipeline } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
-import type { DeskEvent, Page } from "../../common/contract.ts";
+import type { WebSocket } from "ws";
+import type { DeskEvent } from "../../common/contract.ts";
+import { isPage, pageOfPath, pagePath, ROOT_PAGE, type Page } from "../../common/pages.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
 import { TokenBucket } from "../core/cards/token-bucket.ts";
 import { silentLogger, type Logger } from "../core/logger.ts";
-import { ConnectionSlots } from "./connection-slots.ts";
+import { closeListener, DEFAULT_HOST_LIMITS, listen, rawReply, type HostLimits, type Listener } from "./host-listener.ts";
 import { UnreadBudget } from "./unread-budget.ts";
 
-export type HostLimits = {
-  /**
-   * Open TCP connections per listener, HTTP and WebSocket together. At the cap a new one takes
-   * the place of the oldest connection still waiting for its request; with none waiting, it is
-   * dropped on accept.
-   */
-  maxSockets: number;
-  /** Open bridge WebSockets per listener; more are refused with 503. */
-  maxBridgeSockets: number;
-  /** Largest message a page may send; larger ones close the socket with 1009. */
-  maxMessageBytes: number;
-  /** Sustained messages per second per socket, and the burst allowed above it; beyond closes with 1008. */
-  messagesPerSecond: number;
-  messageBurst: number;
-  /** Requests of one socket still being answered; more are answered BUSY. */
-  maxCallsInFlight: number;
-  /** Output a socket has not read yet; beyond it the socket is dropped (the page reconnects and reloads). */
-  maxUnreadBytes: number;
-  /** Output all bridge sockets of the host (both listeners) have not read; over it, those holding the most are dropped. */
-  maxUnreadBytesTotal: number;
-  /** A request's headers, and the whole request, must arrive within these (slow clients are dropped). */
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-};
-
-export const DEFAULT_HOST_LIMITS: Readonly<HostLimits> = Object.freeze({
-  maxSockets: 128,
-  maxBridgeSockets: 64,
-  maxMessageBytes: 256 * 1024,
-  messagesPerSecond: 100,
-  messageBurst: 200,
-  maxCallsInFlight: 32,
-  maxUnreadBytes: 16 * 1024 * 1024,
-  maxUnreadBytesTotal: 64 * 1024 * 1024,
-  // Loopback clients send their headers at once; more time only helps one holding slots.
-  headersTimeoutMs: 2_000,
-  requestTimeoutMs: 30_000,
-});
+export { DEFAULT_HOST_LIMITS, type HostLimits } from "./host-listener.ts";
 
 export type HostOptions = {
   service: DeskService;
@@ -111,72 +75,10 @@ function sameSecret(given: string, secret: string): boolean {
 
 const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
 
-/** A raw HTTP reply on a socket that no ServerResponse owns (upgrade refusals, parse errors). */
-function rawReply(socket: Socket, status: number, extra: Record<string, string> = {}): void {
-  const body = `${STATUS_CODES[status] ?? "Error"}\n`;
-  const headers = {
-    ...replyHeaders(),
-    "content-type": "text/plain; charset=utf-8",
-    "content-length": String(Buffer.byteLength(body)),
-    connection: "close",
-    ...extra,
-  };
-  const head = Object.entries(headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join("");
-  // A client that never reads or closes must not hold the socket: end, then drop it soon.
-  socket.setTimeout(2_000, () => socket.destroy());
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n${head}\r\n${body}`);
-}
-
-type Listener = { server: Server; wss: WebSocketServer; port: number; slots: ConnectionSlots<Socket> };
-
-async function listen(port: number, limits: HostLimits, log: (line: string) => void): Promise<Listener> {
-  // connectionsCheckingInterval: how often the timeouts are enforced (default 30 s would let a slow client linger).
-  const server = createServer({
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 4),
-    keepAliveTimeout: 5_000,
-    maxHeaderSize: 16 * 1024,
-  });
-  // The socket cap is the slots' (not server.maxConnections, which turns newcomers away first-come).
-  const slots = new ConnectionSlots<Socket>(limits.maxSockets);
-  server.on("connection", (socket: Socket) => {
-    socket.once("close", () => slots.closed(socket));
-    slots.accept(socket);
-  });
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    slots.busy(req.socket);
-    res.once("close", () => slots.idle(req.socket));
-  });
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  // After listening, an accept error (EMFILE, say) is told, not thrown.
-  server.on("error", (err) => log(`host server error: ${err.message}`));
-  wss.on("error", (err) => log(`host socket server error: ${err.message}`));
-  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
-    socket.on("error", () => socket.destroy());
-    const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    if (err.code === "ECONNRESET" || !socket.writable || answering) {
-      socket.destroy();
-      return;
-    }
-    const status = err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
-    rawReply(socket, status);
-  });
-  return { server, wss, slots, port: (server.address() as AddressInfo).port };
-}
-
 export async function startHost(opts: HostOptions): Promise<Host> {
-  if (!existsSync(join(opts.pagesDir, "popover.html"))) {
-    throw new Error(`The pages are not built (${join(opts.pagesDir, "popover.html")} is missing): run \`npm run build\`.`);
+  const first = join(opts.pagesDir, pagePath(ROOT_PAGE));
+  if (!existsSync(first)) {
+    throw new Error(`The pages are not built (${first} is missing): run \`npm run build\`.`);
   }
   const limits: HostLimits = { ...DEFAULT_HOST_LIMITS, ...opts.limits };
   const logger = opts.logger ?? silentLogger;
@@ -212,32 +114,27 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     hosts: new Set([`127.0.0.1:${listener.port}`, `localhost:${listener.port}`]),
     origins: new Set([`http://127.0.0.1:${listener.port}`, `http://localhost:${listener.port}`]),
   });
-  const isAsset = (rest: string): boolean => rest.startsWith("/assets/");
-  const mainSide: Side = {
-    ...sideFor("main", main, secret),
+  /** A side serves its own pages (the first at its root) and its assets, and redirects to the other side's pages. */
+  const sideServing = (name: Side["name"], listener: Listener, sideSecret: string, root: Page, own: readonly Page[]): Side => ({
+    ...sideFor(name, listener, sideSecret),
     route(rest) {
-      if (rest === "/settings.html") return { redirect: "settings" };
-      if (rest === "/" || rest === "/popover.html" || rest === "/dashboard.html" || isAsset(rest)) {
-        return { file: rest === "/" ? "/popover.html" : rest };
-      }
-      return null;
+      if (rest.startsWith("/assets/")) return { file: rest };
+      const page = rest === "/" ? root : pageOfPath(rest);
+      if (!page) return null;
+      return own.includes(page) ? { file: pagePath(page) } : { redirect: page };
     },
-    caller: (rest) => (rest === "/bridge/popover" ? "popover" : rest === "/bridge/dashboard" ? "dashboard" : null),
-  };
-  const settingsSide: Side = {
-    ...sideFor("settings", settings, settingsSecret),
-    route(rest) {
-      if (rest === "/popover.html" || rest === "/dashboard.html") return { redirect: rest === "/popover.html" ? "popover" : "dashboard" };
-      if (rest === "/" || rest === "/settings.html" || isAsset(rest)) return { file: rest === "/" ? "/settings.html" : rest };
-      return null;
+    caller(rest) {
+      const page = rest.startsWith("/bridge/") ? rest.slice("/bridge/".length) : null;
+      return isPage(page) && own.includes(page) ? page : null;
     },
-    caller: (rest) => (rest === "/bridge/settings" ? "settings" : null),
-  };
+  });
+  const mainSide = sideServing("main", main, secret, ROOT_PAGE, [ROOT_PAGE, "dashboard"]);
+  const settingsSide = sideServing("settings", settings, settingsSecret, "settings", ["settings"]);
   const sides: Record<Page, Side> = { popover: mainSide, dashboard: mainSide, settings: settingsSide };
   /** A page's URL, on the host name the person already uses (127.0.0.1 or localhost). */
   const pageUrl = (page: Page, hostname = "127.0.0.1"): string => {
     const side = sides[page];
-    return `http://${hostname}:${side.listener.port}/${side.secret}/${page}.html`;
+    return `http://${hostname}:${side.listener.port}/${side.secret}${pagePath(page)}`;
   };
 
   for (const side of [mainSide, settingsSide]) serve(side);
@@ -446,14 +343,6 @@ export async function startHost(opts: HostOptions): Promise<Host> {
       }
     }
   }
-
-  const closeListener = ({ server, wss }: Listener): Promise<void> =>
-    new Promise<void>((resolve) => {
-      for (const c of wss.clients) c.terminate();
-      wss.close();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
 
   return {
     url: pageUrl("popover"),

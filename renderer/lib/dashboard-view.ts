@@ -2,6 +2,7 @@
 import { kindOfKey } from "../../common/sessions.ts";
 import type { BoardsState, CardEntry, ConnectionState, SessionInfo, SessionKind } from "../../common/model.ts";
 import { gatewaySessionKey, parseGatewaySessionKey } from "../../common/keys.ts";
+import { visibleCardsOf } from "../../common/visible-cards.ts";
 
 export type WidgetState = "card" | "empty" | "no_access" | "retry" | "offline" | "update_required" | "error";
 
@@ -191,4 +192,12 @@ export function dashboardGroups(input: DashboardInput): { groups: WidgetGroup[];
     else groups.push(byKey.get(gatewaySessionKey(w)) ?? { widget: w, children: [] });
   }
   return { groups, hiddenFinished, total: all.length };
+}
+
+/**
+ * The "Pin a card" picker: the visible cards not pinned yet, in the one order every surface
+ * lists cards by. The widgets themselves keep the person's pin order (P3).
+ */
+export function pinnableCards(entries: Iterable<CardEntry>, isPinned: (e: CardEntry) => boolean): CardEntry[] {
+  return visibleCardsOf(entries).filter((e) => !isPinned(e));
 }

@@ -15,6 +15,7 @@ import type {
 } from "../../common/model.ts";
 import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../common/contract.ts";
 import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
+import { shownSlotsOf } from "../../common/visible-cards.ts";
 import { ExpansionMemory } from "./expansion.ts";
 import { connectionForDisplay, entryForDisplay, sessionsForDisplay } from "./display-text.ts";
 
@@ -32,25 +33,6 @@ type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 const RELOAD_RETRY_MS = 2000;
 /** How long an ended needs-you entry stays on the page with its outcome. */
 export const RESOLVED_SHOWN_MS = 20_000;
-
-/** A card slot the page shows: a card, or a reason it cannot be shown (C5, G4). */
-export function isShown(e: CardEntry): boolean {
-  if (e.hidden) return false;
-  return e.card !== null || e.error?.code === "MALFORMED_CARD" || e.updateRequired;
-}
-
-function updatedAt(e: CardEntry): number {
-  return e.card?.updatedAt ?? e.confirmedAt ?? 0;
-}
-
-/** Most recently updated first; the key breaks ties so equal times never swap places. */
-export function byRecency(a: CardEntry, b: CardEntry): number {
-  const d = updatedAt(b) - updatedAt(a);
-  if (d !== 0) return d;
-  const ka = cardSlotKey(a);
-  const kb = cardSlotKey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
 
 export class DeskState {
   readonly api: DeskApi;
@@ -106,8 +88,8 @@ export class DeskState {
       .sort((a, b) => a.arrivedAt - b.arrivedAt),
   );
 
-  /** The popover's cards: not hidden, not cleared, most recently updated first (P2, P4). */
-  visibleCards: CardEntry[] = $derived(Object.values(this.entries).filter(isShown).sort(byRecency));
+  /** The popover's list: visible cards and slots that say why they show none, by the one rule (P2, P4). */
+  shownSlots: CardEntry[] = $derived(shownSlotsOf(Object.values(this.entries)));
 
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- rebuilt whole by $derived and never mutated
   pinned: ReadonlySet<string> = $derived(new Set(this.settings?.pinned ?? []));

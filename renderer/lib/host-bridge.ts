@@ -7,6 +7,7 @@ import { buildDeskApi } from "../../common/desk-proxy.ts";
 import type { DeskSnapshot } from "../../common/model.ts";
 import { cardSessionLink, needPageLink } from "../../common/session-link.ts";
 import { hostTransport } from "./host-transport.ts";
+import { pagePath } from "../../common/pages.ts";
 
 /** The page's API in a browser: every verb over the host socket but the four a browser page does itself. */
 export function connectHostBridge(loc: Pick<Location, "pathname" | "protocol" | "host" | "assign"> = window.location): DeskApi {
@@ -36,7 +37,7 @@ export function connectHostBridge(loc: Pick<Location, "pathname" | "protocol" | 
     async openPage(page: Page, card) {
       // A page of the other origin is answered with a redirect there (Settings has its own origin).
       const hash = card ? `#card=${encodeURIComponent(JSON.stringify(card))}` : "";
-      loc.assign(`./${page}.html${hash}`);
+      loc.assign(`.${pagePath(page)}${hash}`);
     },
   });
 }

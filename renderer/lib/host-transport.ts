@@ -4,13 +4,13 @@
 import type { DeskEvent, DeskMethod, Page } from "../../common/contract.ts";
 import type { DeskTransport } from "../../common/desk-proxy.ts";
 import { DeskError, ERROR_CODES } from "../../common/errors.ts";
+import { pageOfPath, ROOT_PAGE } from "../../common/pages.ts";
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 
 /** The page a host path names (`/<secret>/<page>.html`; `/<secret>/` is the origin's first page). */
 function pageOf(pathname: string): Page {
-  const name = /\/([a-z]+)\.html$/.exec(pathname)?.[1];
-  return name === "dashboard" || name === "settings" ? name : "popover";
+  return pageOfPath(pathname.slice(pathname.lastIndexOf("/"))) ?? ROOT_PAGE;
 }
 
 /** The parts of the page's location the socket address comes from. */

@@ -4,7 +4,7 @@
 // which found the rules of glance.ts pinned only by a few combined examples.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { visibleCards } from "../../common/glance.ts";
+import { visibleCards } from "../../common/visible-cards.ts";
 import { noteLine } from "../../common/note-line.ts";
 import type { DeskSnapshot, GatewaySnapshot } from "../../common/model.ts";
 import { card, entry, T0 } from "../renderer/fixtures.ts";

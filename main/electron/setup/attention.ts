@@ -4,7 +4,7 @@
 // pinned on the focused dashboard, is in front of them, so no notice is needed for it. A
 // milestone the OS would not show is flagged so the tray asks for a look instead.
 import type { CardRef, Settings } from "../../../common/contract.ts";
-import { visibleCards } from "../../../common/glance.ts";
+import { visibleCards } from "../../../common/visible-cards.ts";
 import { TrayTracker } from "../../core/tray-model.ts";
 import type { CardEntry, DeskChange, DeskSnapshot, Unsubscribe } from "../../../common/model.ts";
 import { cardSlotKey, gatewaySessionKey } from "../../../common/keys.ts";

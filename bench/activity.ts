@@ -14,7 +14,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Browser, Page } from "playwright-core";
-import { ACTIVITY_DEFAULTS } from "../main/core/activity.ts";
+import { ACTIVITY_DEFAULTS } from "../main/core/activity/options.ts";
 import type { DeskChange } from "../common/model.ts";
 import { chromiumAvailable, launchChromium } from "../test/browser/chromium.ts";
 import { openPage, removeHome, startTestHost, type TestHost } from "../test/e2e/support.ts";

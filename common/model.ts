@@ -157,7 +157,7 @@ export type DeskChange =
 
 export type Unsubscribe = () => void;
 
-// ——— live activity (main/core/activity.ts builds it) ———
+// ——— live activity (main/core/activity/tracker.ts builds it) ———
 
 export type ActivityGlyph =
   "read" | "write" | "edit" | "shell" | "list" | "search" | "web" | "plan" | "card" | "agent" | "message" | "tool";

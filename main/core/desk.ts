@@ -2,7 +2,8 @@
 // Gateway (G5), a typed snapshot, and a change stream. No windows, no protocol details
 // leak out: surfaces get cards that are already read, ordered and derived.
 import { dismissCard, refreshCard } from "./actions.ts";
-import { ActivityTracker, type ActivityOptions } from "./activity.ts";
+import { ActivityTracker } from "./activity/tracker.ts";
+import type { ActivityOptions } from "./activity/options.ts";
 import { BoardStore } from "./boards.ts";
 import { CardStore } from "./cards/card-store.ts";
 import type { CardsKnown } from "./cards/roster-sync.ts";

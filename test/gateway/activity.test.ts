@@ -3,7 +3,8 @@
 // the `item` stream reaches every operator client (docs/agent-events.md).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { ActivityTracker, type ActivityOptions } from "../../main/core/activity.ts";
+import { ActivityTracker } from "../../main/core/activity/tracker.ts";
+import type { ActivityOptions } from "../../main/core/activity/options.ts";
 import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
 import type { TestGateway } from "../harness/gateway.ts";
 import { GatewayRig } from "../harness/gateway-rig.ts";

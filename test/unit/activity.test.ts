@@ -3,7 +3,8 @@
 // run end, coalescing, and the no-progress flags.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ActivityTracker, type ActivityOptions } from "../../main/core/activity.ts";
+import { ActivityTracker } from "../../main/core/activity/tracker.ts";
+import type { ActivityOptions } from "../../main/core/activity/options.ts";
 import type { SessionActivity } from "../../common/model.ts";
 
 const GW = "127.0.0.1-18789";

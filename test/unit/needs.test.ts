@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import { NeedsBook } from "../../main/core/needs.ts";
 import { NEEDS_RECORD_LIMIT, NeedsRecord, recordOf } from "../../main/core/needs-record.ts";
 import { loadNeedsRecordFile, openNeedsRecordFile } from "../../main/core/needs-record-file.ts";
-import { ActivityTracker } from "../../main/core/activity.ts";
+import { ActivityTracker } from "../../main/core/activity/tracker.ts";
 import type { NeedEntry, NeedEvent, SessionActivity } from "../../common/model.ts";
 
 const GW = "127.0.0.1-18789";

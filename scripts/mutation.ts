@@ -36,9 +36,11 @@ export const MODULES: Module[] = [
   {
     name: "notification-policy",
     mutate: [
-      "main/core/notification-policy.ts",
+      "main/core/notifications/policy.ts",
       "main/core/notifications/milestones.ts",
+      "main/core/notifications/throttle.ts",
       "main/core/notifications/coalesce.ts",
+      "main/core/notifications/held-notices.ts",
       "main/core/notifications/quiet-hours.ts",
       "main/core/notifications/away-summary.ts",
       "main/core/notifications/notice-text.ts",

@@ -7,7 +7,7 @@
 import type { Notification, NotificationConstructorOptions } from "electron";
 import type { CardRef } from "../../common/contract.ts";
 import type { NeedRef } from "../../common/model.ts";
-import type { Notice } from "../core/notification-policy.ts";
+import type { Notice } from "../core/notifications/notice.ts";
 
 export type NotificationLike = Pick<Notification, "on" | "show" | "close">;
 

@@ -16,7 +16,7 @@ import type { CardRef, Page } from "../../common/contract.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import type { ProgressDesk } from "../core/desk.ts";
 import { fallbackLogger, type Logger } from "../core/logger.ts";
-import type { NotificationPolicy } from "../core/notification-policy.ts";
+import type { NotificationPolicy } from "../core/notifications/policy.ts";
 import type { SettingsStore } from "../core/settings.ts";
 import type { TrayTracker } from "../core/tray-model.ts";
 import type { Notifier, NotificationLike } from "./notifier.ts";

@@ -1,7 +1,7 @@
 // Desktop notifications (main/electron/notifier.ts): what is shown, clicks opening the card, refusals falling back to the tray, and the cap on live notifications. FAKE Notification objects stand in for Electron's.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Notice } from "../../main/core/notification-policy.ts";
+import type { Notice } from "../../main/core/notifications/notice.ts";
 import { Notifier, type NotificationLike } from "../../main/electron/notifier.ts";
 import type { CardRef } from "../../common/contract.ts";
 import type { NeedRef } from "../../common/model.ts";

@@ -5,7 +5,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import type { Milestone } from "../../common/contract.ts";
-import { NotificationPolicy, type Notice, type NotificationSettings, type PolicyOptions } from "../../main/core/notification-policy.ts";
+import { NotificationPolicy, type PolicyOptions } from "../../main/core/notifications/policy.ts";
+import type { Notice, NotificationSettings } from "../../main/core/notifications/notice.ts";
 import type { CardEntry, CardState, RefreshState, RunOutcome, StepStatus } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
 

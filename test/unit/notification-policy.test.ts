@@ -3,7 +3,8 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import type { CardRef, Milestone } from "../../common/contract.ts";
 import { BODY_BUDGET, TITLE_BUDGET } from "../../main/core/notifications/notice-text.ts";
-import { NotificationPolicy, type Notice, type NotificationSettings, type PolicyOptions } from "../../main/core/notification-policy.ts";
+import { NotificationPolicy, type PolicyOptions } from "../../main/core/notifications/policy.ts";
+import type { Notice, NotificationSettings } from "../../main/core/notifications/notice.ts";
 import { noteLine } from "../../common/note-line.ts";
 import type {
   CardEntry,

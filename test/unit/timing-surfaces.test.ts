@@ -7,7 +7,8 @@ import { cardLine, statusBlock } from "../../main/cli/watch-format.ts";
 import { CardHistory } from "../../common/card-history.ts";
 import { deriveTiming } from "../../common/card-timing.ts";
 import { deriveCard } from "../../common/card.ts";
-import { NotificationPolicy, type Notice } from "../../main/core/notification-policy.ts";
+import { NotificationPolicy } from "../../main/core/notifications/policy.ts";
+import type { Notice } from "../../main/core/notifications/notice.ts";
 import type { CardEntry, DeskSnapshot, StepStatus } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
 

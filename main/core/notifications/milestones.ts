@@ -9,8 +9,9 @@
 //   card too. A new card that is already complete or already stopped says so.
 // - Duplicates: the same kind for the same revision and update time (or the same failed
 //   refresh attempt) is never told twice (dedupeKey).
-import type { Milestone } from "../../../common/contract.ts";
+import type { CardRef, Milestone } from "../../../common/contract.ts";
 import type { CardDerived, CardEntry, ProgressCard, RefreshState, RunOutcome } from "../../../common/model.ts";
+import { shortKeyTitle } from "../../../common/sessions.ts";
 
 /** Strongest first: of the milestones coalesced into one notice, the first still true names it. */
 export const STRENGTH: readonly Milestone[] = [
@@ -124,4 +125,20 @@ export function refreshFailure(refresh: RefreshState | null): string | null {
 export function dedupeKey(kind: Milestone, entry: CardEntry): string {
   if (kind === "refreshFailed") return `refresh:${refreshFailure(entry.refresh)}`;
   return `${kind}:${entry.card?.revision}:${entry.card?.updatedAt}`;
+}
+
+/** Stands in for the card of a stalled session the policy never saw a card for. */
+export function stallEntry(ref: CardRef): CardEntry {
+  return {
+    ...ref,
+    title: shortKeyTitle(ref.sessionKey),
+    card: null,
+    derived: null,
+    freshness: "live",
+    confirmedAt: null,
+    error: null,
+    hidden: false,
+    updateRequired: false,
+    refresh: null,
+  };
 }

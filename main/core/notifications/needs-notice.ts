@@ -5,7 +5,7 @@
 // popover at that entry. Pure: the shell feeds each `needs` change and delivers the notice.
 import type { NeedEvent, NeedRef } from "../../../common/model.ts";
 import { expiresText, needKindLabel, needSummary } from "../../../common/needs-view.ts";
-import type { Notice, NotificationSettings } from "../notification-policy.ts";
+import type { Notice, NotificationSettings } from "./notice.ts";
 import { BODY_BUDGET, TITLE_BUDGET } from "./notice-text.ts";
 import { isQuiet, localMinutesOfDay } from "./quiet-hours.ts";
 import { truncate } from "../../../common/truncate.ts";

@@ -6,7 +6,7 @@
 import type { NotificationConstructorOptions } from "electron";
 import type { CardRef, Settings } from "../../../common/contract.ts";
 import { cardSessionLink } from "../../../common/session-link.ts";
-import { NotificationPolicy, type PolicyOptions } from "../../core/notification-policy.ts";
+import { NotificationPolicy, type PolicyOptions } from "../../core/notifications/policy.ts";
 import { NeedsNotices } from "../../core/notifications/needs-notice.ts";
 import type { DeskChange, DeskSnapshot, NeedRef, Unsubscribe } from "../../../common/model.ts";
 import { Notifier, type NotificationLike } from "../notifier.ts";

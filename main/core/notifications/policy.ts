@@ -3,9 +3,12 @@
 // activity to observeActivity(), and delivers what comes out; time, timers, focus, labels
 // and settings are injected.
 //
-// Module map (each decision in its own module under notifications/, this class wires them):
+// Module map (each decision in its own module beside this one, this class wires them):
+//   notice.ts       — what a notice is, and the settings it follows
 //   milestones.ts   — which milestones a change makes, and whether one is still true (N1)
-//   coalesce.ts     — per-session throttle, coalescing of generations, the global cap
+//   throttle.ts     — the per-session throttle and the global cap, with their timers
+//   coalesce.ts     — their rules: coalescing of generations, when a slot is free
+//   held-notices.ts — what is held while away or in quiet hours, and its release
 //   quiet-hours.ts  — whether now is quiet, and when it ends
 //   away-summary.ts — what coming back does with what was held
 //   notice-text.ts  — every title and body (N5)
@@ -19,36 +22,25 @@
 // - N3 is checked when a milestone happens and again when a queued notice goes out; a card
 //   seen in a focused window also drops what was queued for it.
 // - Held milestones (quiet hours, away) go out as one summary when the hold ends (a timer,
-//   re-checked on fire), or on the next card change if quiet hours were switched off meanwhile.
+//   re-checked on fire), or on the next card change if quiet hours were switched off meanwhile
+//   (held-notices.ts).
 // - Settings are read at every step: switching a milestone (or all) off also silences what
 //   is already queued.
 // - No progress: a stall flag appearing (none → flag, or another kind) is a `noProgress`
 //   milestone for the slot {gatewayId, sessionKey, agentId: null}, once per episode; it takes
 //   the same path as the others and is still true only while a flag is up. Own actions do
 //   not silence it. Title as for cards, or the short session key when no card was ever seen.
-import type { CardRef, Milestone, Settings } from "../../common/contract.ts";
-import { shortKeyTitle } from "../../common/sessions.ts";
-import type { CardEntry, NeedRef, SessionActivity, StallFlag } from "../../common/model.ts";
-import { cardSlotKey } from "../../common/keys.ts";
-import { dedupeKey, detect, refreshFailure, STRENGTH, stillTrue, unknownCard, type Known } from "./notifications/milestones.ts";
-import { HELD_CAP, inWindow, merge, SESSION_CAP, sessionSlotFree, slotFreesAt, type Pending } from "./notifications/coalesce.ts";
-import { isQuiet, localMinutesOfDay, msUntilQuietEnd } from "./notifications/quiet-hours.ts";
-import { DEFAULT_AWAY_THRESHOLD_MS, releaseOnBack, type HoldReason } from "./notifications/away-summary.ts";
-import { noticeBody, noticeTitle, oneLine, SUMMARY_TITLE } from "./notifications/notice-text.ts";
+import type { CardRef, Milestone } from "../../../common/contract.ts";
+import type { CardEntry, SessionActivity, StallFlag } from "../../../common/model.ts";
+import { cardSlotKey } from "../../../common/keys.ts";
+import type { Notice, NotificationSettings } from "./notice.ts";
+import { dedupeKey, detect, refreshFailure, stallEntry, STRENGTH, stillTrue, unknownCard, type Known } from "./milestones.ts";
+import type { Pending } from "./coalesce.ts";
+import { GlobalCap, SessionThrottle } from "./throttle.ts";
+import { HeldNotices } from "./held-notices.ts";
+import type { HoldReason } from "./away-summary.ts";
+import { noticeBody, noticeTitle, oneLine, SUMMARY_TITLE } from "./notice-text.ts";
 
-export type NoticeKind = Milestone | "summary" | "needs";
-export type Notice = {
-  /** Unique, stable per delivered notice. */
-  id: string;
-  kind: NoticeKind;
-  title: string;
-  body: string;
-  /** Which card a click opens (N4); null for a summary of several cards. */
-  card: CardRef | null;
-  /** A needs-you notice: a click opens the popover at this entry (needs-notice.ts). */
-  need?: NeedRef;
-};
-export type NotificationSettings = Settings["notifications"];
 export type PolicyOptions = {
   now: () => number;
   schedule: (fn: () => void, ms: number) => () => void;
@@ -74,35 +66,49 @@ const SEEN_CAP = 64;
 /** A session's stall flag that is up now: its kind (a new kind is a new episode) and latest text. */
 type Stall = { kind: StallFlag["kind"]; text: string };
 
-type SessionQueue = { lastSentAt: number | null; pending: Pending[]; cancel: (() => void) | null };
-type Reason = HoldReason;
-
 export class NotificationPolicy {
   private readonly opts: PolicyOptions;
   private readonly createdAt: number;
   private readonly known = new Map<string, Known>();
-  private readonly sessions = new Map<string, SessionQueue>();
+  private readonly throttle: SessionThrottle;
   private readonly ownUntil = new Map<string, number>();
   private readonly stalls = new Map<string, Stall>();
   private readonly timers = new Set<{ cancel: () => void }>();
-  private held: Pending[] = [];
-  private heldInQuiet = false;
-  private quietCancel: (() => void) | null = null;
-  private overflow: Pending[] = [];
-  private overflowCancel: (() => void) | null = null;
-  private sent: number[] = [];
-  private awaySince: number | null = null;
+  private readonly held: HeldNotices;
+  private readonly cap: GlobalCap;
   private seq = 0;
   private disposed = false;
 
   constructor(opts: PolicyOptions) {
     this.opts = opts;
     this.createdAt = opts.now();
+    this.held = new HeldNotices({
+      now: () => this.opts.now(),
+      quietHours: () => this.opts.settings().quietHours,
+      minutesOfDay: opts.minutesOfDay,
+      awayThresholdMs: opts.awayThresholdMs,
+      later: (ms, fn) => this.later(ms, fn),
+      release: (items, reason) => void this.dispatch(items, reason),
+      resume: (p) => this.throttle.offer(p),
+    });
+    this.throttle = new SessionThrottle({
+      now: () => this.opts.now(),
+      intervalMs: opts.perSessionIntervalMs ?? 60_000,
+      later: (ms, fn) => this.later(ms, fn),
+      dispatch: (p) => this.dispatch([p], null),
+    });
+    this.cap = new GlobalCap({
+      now: () => this.opts.now(),
+      windowMs: opts.globalWindowMs ?? 60_000,
+      max: opts.globalMaxPerWindow ?? 3,
+      later: (ms, fn) => this.later(ms, fn),
+      retry: (items) => void this.dispatch(items, null),
+    });
   }
 
   observe(entry: CardEntry): void {
     if (this.disposed || entry.hidden) return;
-    if (this.held.length > 0 && !this.holding()) this.flushHeld(this.heldInQuiet ? "quiet" : "away");
+    this.held.releaseIfOver();
 
     const key = cardSlotKey(entry);
     let known = this.known.get(key);
@@ -144,14 +150,14 @@ export class NotificationPolicy {
       return;
     }
     const pending: Pending = { key, gen: known.gen, kinds: new Set(accepted), updates: 1, fromCompleted, entry, cleared: false };
-    if (this.holding()) this.hold([pending]);
-    else this.throttle(pending);
+    if (this.held.holding()) this.held.hold([pending]);
+    else this.throttle.offer(pending);
   }
 
   /** A session's activity (stall-detector flag); a flag that appears is a `noProgress` milestone. */
   observeActivity(activity: SessionActivity): void {
     if (this.disposed) return;
-    if (this.held.length > 0 && !this.holding()) this.flushHeld(this.heldInQuiet ? "quiet" : "away");
+    this.held.releaseIfOver();
 
     const ref: CardRef = { gatewayId: activity.gatewayId, sessionKey: activity.sessionKey, agentId: null };
     const key = cardSlotKey(ref);
@@ -182,8 +188,8 @@ export class NotificationPolicy {
       entry,
       cleared: false,
     };
-    if (this.holding()) this.hold([pending]);
-    else this.throttle(pending);
+    if (this.held.holding()) this.held.hold([pending]);
+    else this.throttle.offer(pending);
   }
 
   noteOwnAction(ref: CardRef): void {
@@ -194,146 +200,44 @@ export class NotificationPolicy {
   }
 
   away(): void {
-    if (this.disposed || this.awaySince !== null) return;
-    this.awaySince = this.opts.now();
+    if (this.disposed) return;
+    this.held.away();
   }
 
   back(): void {
-    if (this.disposed || this.awaySince === null) return;
-    const awayFor = this.opts.now() - this.awaySince;
-    this.awaySince = null;
-    switch (releaseOnBack(awayFor, this.opts.awayThresholdMs ?? DEFAULT_AWAY_THRESHOLD_MS, this.quietNow(), this.heldInQuiet)) {
-      case "waitForQuietEnd":
-        if (this.held.length > 0) {
-          this.heldInQuiet = true;
-          this.scheduleQuietEnd();
-        }
-        return;
-      case "summary:away":
-        return this.flushHeld("away");
-      case "summary:quiet":
-        return this.flushHeld("quiet");
-      case "throttle":
-        for (const p of this.held.splice(0)) this.throttle(p);
-    }
+    if (this.disposed) return;
+    this.held.back();
   }
 
   dispose(): void {
     this.disposed = true;
     for (const t of this.timers) t.cancel();
     this.timers.clear();
-    this.sessions.clear();
-    this.held = [];
-    this.overflow = [];
+    this.throttle.clear();
+    this.held.dispose();
+    this.cap.dispose();
     this.stalls.clear();
-    this.quietCancel = this.overflowCancel = null;
-  }
-
-  // ——— per session ———
-
-  private throttle(p: Pending): void {
-    const interval = this.opts.perSessionIntervalMs ?? 60_000;
-    const now = this.opts.now();
-    let q = this.sessions.get(p.key);
-    if (!q) {
-      q = { lastSentAt: null, pending: [], cancel: null };
-      this.sessions.set(p.key, q);
-    }
-    if (sessionSlotFree(q.pending.length, q.lastSentAt, now, interval)) {
-      if (this.dispatch([p], null)) q.lastSentAt = now;
-      return;
-    }
-    merge(q.pending, p, SESSION_CAP);
-    q.cancel ??= this.later((q.lastSentAt ?? now) + interval - now, () => this.flushSession(p.key));
-  }
-
-  private flushSession(key: string): void {
-    const q = this.sessions.get(key);
-    if (!q) return;
-    q.cancel = null;
-    // A notice that no longer holds (resumed, switched off, in view) does not use the slot.
-    for (let next = q.pending.shift(); next; next = q.pending.shift()) {
-      if (!this.dispatch([next], null)) continue;
-      q.lastSentAt = this.opts.now();
-      if (q.pending.length > 0) q.cancel = this.later(this.opts.perSessionIntervalMs ?? 60_000, () => this.flushSession(key));
-      return;
-    }
   }
 
   // ——— overall: hold, cap, deliver ———
 
   /** Sends one notice for `items`, or holds them, or adds them to the capped summary; false when nothing is left to tell. */
-  private dispatch(items: Pending[], reason: Reason | null): boolean {
+  private dispatch(items: Pending[], reason: HoldReason | null): boolean {
     if (!this.opts.settings().enabled) return false;
-    if (this.holding()) {
-      this.hold(items);
+    if (this.held.holding()) {
+      this.held.hold(items);
       return true;
     }
     const live = items.filter((p) => this.strongest(p) !== null && !this.isVisible(p.entry));
     if (live.length === 0) return false;
-    if (this.overflow.length === 0 && this.hasRoom()) {
-      this.send(this.compose(live, reason));
+    if (this.cap.hasRoom()) {
+      const notice = this.compose(live, reason);
+      this.cap.noteSent();
+      this.opts.deliver(notice);
       return true;
     }
-    for (const p of live) merge(this.overflow, p, HELD_CAP);
-    if (!this.overflowCancel) {
-      const max = this.opts.globalMaxPerWindow ?? 3;
-      const freeAt = slotFreesAt(this.sent, this.opts.now(), this.opts.globalWindowMs ?? 60_000, max);
-      this.overflowCancel = this.later(freeAt - this.opts.now(), () => {
-        this.overflowCancel = null;
-        this.dispatch(this.overflow.splice(0), null);
-      });
-    }
+    this.cap.wait(live);
     return true;
-  }
-
-  private hasRoom(): boolean {
-    this.sent = inWindow(this.sent, this.opts.now(), this.opts.globalWindowMs ?? 60_000);
-    return this.sent.length < (this.opts.globalMaxPerWindow ?? 3);
-  }
-
-  private send(notice: Notice): void {
-    this.sent.push(this.opts.now());
-    this.opts.deliver(notice);
-  }
-
-  private hold(items: Pending[]): void {
-    for (const p of items) merge(this.held, p, HELD_CAP);
-    if (this.quietNow()) {
-      this.heldInQuiet = true;
-      this.scheduleQuietEnd();
-    }
-  }
-
-  private flushHeld(reason: Reason): void {
-    const items = this.held.splice(0);
-    this.heldInQuiet = false;
-    if (items.length > 0) this.dispatch(items, reason);
-  }
-
-  private holding(): boolean {
-    return this.awaySince !== null || this.quietNow();
-  }
-
-  private scheduleQuietEnd(): void {
-    if (this.quietCancel) return;
-    const wait = msUntilQuietEnd(this.opts.settings().quietHours, this.minutesOfDay());
-    if (wait === null) return;
-    this.quietCancel = this.later(wait, () => {
-      this.quietCancel = null;
-      if (this.quietNow())
-        this.scheduleQuietEnd(); // a clock change or new settings: not over yet
-      else if (this.awaySince === null) this.flushHeld("quiet");
-    });
-  }
-
-  private quietNow(): boolean {
-    return isQuiet(this.opts.settings().quietHours, this.minutesOfDay());
-  }
-
-  private minutesOfDay(): number {
-    const now = this.opts.now();
-    return this.opts.minutesOfDay ? this.opts.minutesOfDay(now) : localMinutesOfDay(now);
   }
 
   // ——— queued state ———
@@ -350,20 +254,15 @@ export class NotificationPolicy {
   }
 
   private *queued(): Iterable<Pending> {
-    yield* this.held;
-    yield* this.overflow;
-    for (const q of this.sessions.values()) yield* q.pending;
+    yield* this.held.items();
+    yield* this.cap.items();
+    yield* this.throttle.items();
   }
 
   private forget(key: string): void {
-    this.held = this.held.filter((p) => p.key !== key);
-    this.overflow = this.overflow.filter((p) => p.key !== key);
-    const q = this.sessions.get(key);
-    if (q) {
-      q.pending = [];
-      q.cancel?.();
-      q.cancel = null;
-    }
+    this.held.forget(key);
+    this.cap.forget(key);
+    this.throttle.forget(key);
   }
 
   private strongest(p: Pending): Milestone | null {
@@ -392,12 +291,12 @@ export class NotificationPolicy {
 
   // ——— text (N5): notice-text.ts ———
 
-  private compose(items: Pending[], reason: Reason | null): Notice {
+  private compose(items: Pending[], reason: HoldReason | null): Notice {
     const id = `${this.createdAt.toString(36)}-${++this.seq}`;
     const [first] = items;
     if (!first) throw new Error("a notice needs at least one pending milestone");
     const oneCard = items.every((p) => p.key === first.key);
-    // Callers pass only items with a milestone still true (see `live` in release()).
+    // Callers pass only items with a milestone still true (see `live` in dispatch()).
     const told = items.flatMap((p) => {
       const kind = this.strongest(p);
       return kind ? [{ pending: p, kind, stallText: this.stalls.get(p.key)?.text }] : [];
@@ -417,22 +316,6 @@ export class NotificationPolicy {
     const several = (this.opts.gatewayCount?.() ?? 1) > 1;
     return noticeTitle(entry, several ? (this.opts.gatewayLabel?.(entry.gatewayId) ?? "") : null);
   }
-}
-
-/** Stands in for the card of a stalled session the policy never saw a card for. */
-function stallEntry(ref: CardRef): CardEntry {
-  return {
-    ...ref,
-    title: shortKeyTitle(ref.sessionKey),
-    card: null,
-    derived: null,
-    freshness: "live",
-    confirmedAt: null,
-    error: null,
-    hidden: false,
-    updateRequired: false,
-    refresh: null,
-  };
 }
 
 function refOf(entry: CardEntry): CardRef {

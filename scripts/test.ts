@@ -2,8 +2,8 @@
 // `N passed, N failed, N skipped` for people and CI alike. The count comes from the runner's
 // event stream (scripts/test-count.ts), so nothing a test prints can change it.
 // Usage: node scripts/test.ts [file or glob …]   (default: all of test/)
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { globSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -14,32 +14,40 @@ import { SlowestFiles } from "./test-slowest.ts";
 
 const root = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
-const files =
-  args.length > 0
-    ? args
-    : [
-        "test/unit/*.test.ts",
-        "test/renderer/*.test.ts",
-        "test/faults/*.test.ts",
-        "test/electron/*.test.ts",
-        "test/browser/*.test.ts",
-        "test/gateway/*.test.ts",
-        "test/e2e/*.test.ts",
-        "test/electron-app/*.test.ts",
-      ];
+// Longest first: the real-Gateway and browser folders start at once and the many short unit
+// files fill the gaps at the end, so no core idles behind one long file in the last minutes.
+const folders = ["e2e", "gateway", "faults", "electron-app", "browser", "electron", "renderer", "unit"];
+// Files named on the command line are found from where it was typed; the default ones from the root.
+const base = args.length > 0 ? process.cwd() : root;
+const patterns = args.length > 0 ? args : folders.map((folder) => `test/${folder}/*.test.ts`);
+const files = [
+  ...new Set(
+    patterns.flatMap((pattern) =>
+      globSync(pattern, { cwd: base })
+        .sort()
+        .map((file) => resolve(base, file)),
+    ),
+  ),
+];
+if (files.length === 0) {
+  console.error(`no test file matches ${patterns.join(" ")}`);
+  process.exit(1);
+}
 // The closing line is also written here for .ci/run, which must not read it from the output
 // (a test could print a line that looks like it).
 const countFile = join(root, ".cache", "last-test-count.txt");
 mkdirSync(join(root, ".cache"), { recursive: true });
 rmSync(countFile, { force: true });
 
+const startedAt = Date.now();
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? "2");
 const counter = new TestCount();
 const slowest = new SlowestFiles();
 const events = run({
   cwd: root,
-  globPatterns: files,
+  files,
   // Gateway suites idle most of the time; two at once halves the wall time on 2 cores.
-  concurrency: Number(process.env.TEST_CONCURRENCY ?? "2"),
+  concurrency,
   isolation: "process",
   // Each test process counts the tests of a suite skipped as a whole (see that module).
   execArgv: ["--expose-internals", "--import", pathToFileURL(join(root, "scripts", "test-skipped-suites.ts")).href],
@@ -62,6 +70,7 @@ for (const name of counter.skippedSuites) {
 }
 const slow = slowest.lines(root);
 if (slow.length > 1) console.log(`\nThe ${slow.length} slowest test files:\n${slow.join("\n")}\n`);
+console.log(`test runner: ${files.length} files in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min, ${concurrency} at a time`);
 const { passed, failed } = counter.count;
 console.log(counter.line());
 writeFileSync(countFile, `${counter.line()}\n`);

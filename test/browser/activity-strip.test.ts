@@ -4,13 +4,12 @@
 // and the leaving out of card writes are the core's (test/unit/activity.test.ts); what the real
 // Gateway sends is covered by test/gateway/activity.test.ts. Needs `npm run build`.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, BrowserContext } from "playwright-core";
+import { describe, test } from "node:test";
 import type { ActivityLine, DeskSnapshot, SessionActivity } from "../../common/model.ts";
 import { axeViolations, formatViolations } from "../e2e/axe.ts";
-import { chromiumAvailable, launchChromium } from "./chromium.ts";
-import { emitChange, FAKE_GW, fakeSettings, fakeSnapshot, installFake, servePages, type FakeCard } from "./fake-desk.ts";
-import type { StaticServer } from "./server.ts";
+import { chromiumAvailable } from "./chromium.ts";
+import { emitChange, FAKE_GW, fakeSettings, fakeSnapshot, installFake, type FakeCard } from "./fake-desk.ts";
+import { pageSuite } from "./page-suite.ts";
 
 const chromium = chromiumAvailable();
 const WAIT = { timeout: 15_000 };
@@ -61,32 +60,19 @@ function snapshotWith(a: SessionActivity): DeskSnapshot {
 }
 
 describe("activity strip: folded lines (FAKE desk)", { skip: chromium.ok ? false : chromium.reason }, () => {
-  let server: StaticServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    [server, browser] = await Promise.all([servePages(), launchChromium()]);
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const pages = pageSuite();
 
   async function open(pageName: "popover", scheme: "light" | "dark") {
-    const context = await browser.newContext({
+    const context = await pages.newContext({
       viewport: { width: 400, height: 900 },
       colorScheme: scheme,
       reducedMotion: "reduce",
     });
-    contexts.push(context);
     await installFake(context, snapshotWith(activity(polling(3))), fakeSettings());
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`${server.origin}/${pageName}.html`);
+    await page.goto(`${pages.origin}/${pageName}.html`);
     const strip = page.locator(`article.card[data-key*="${KEY}"] .activity`);
     await strip.waitFor(WAIT);
     return { page, errors, strip };

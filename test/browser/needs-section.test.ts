@@ -9,12 +9,12 @@
 // Entries are hand-written (what the real Gateway sends, and answers from the page reaching the
 // agent, are covered by test/e2e/needs-popover.test.ts). Needs `npm run build`.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import type { DeskSnapshot, NeedEntry, NeedRecord, NeedsAnswering } from "../../common/model.ts";
 import { visibleText } from "../../common/needs-view.ts";
 import { axeViolations, formatViolations } from "../e2e/axe.ts";
-import { chromiumAvailable, launchChromium } from "./chromium.ts";
+import { chromiumAvailable } from "./chromium.ts";
 import {
   emitChange,
   FAKE_GW,
@@ -23,11 +23,10 @@ import {
   fakeSnapshot,
   installFake,
   releaseAnswer,
-  servePages,
   setAnswerReply,
   type FakeCard,
 } from "./fake-desk.ts";
-import type { StaticServer } from "./server.ts";
+import { pageSuite } from "./page-suite.ts";
 
 declare const document: any;
 declare const getComputedStyle: (e: unknown) => Record<string, string>;
@@ -110,19 +109,7 @@ function snapshotWith(entries: NeedEntry[], answering: NeedsAnswering = "off", a
 }
 
 describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromium.reason }, () => {
-  let server: StaticServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    [server, browser] = await Promise.all([servePages(), launchChromium()]);
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const pages = pageSuite();
 
   async function open(
     entries: NeedEntry[],
@@ -134,12 +121,11 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
       advice?: string;
     } = {},
   ) {
-    const context = await browser.newContext({
+    const context = await pages.newContext({
       viewport: { width: opts.page === "dashboard" ? 960 : 400, height: 900 },
       colorScheme: opts.scheme ?? "light",
       reducedMotion: "reduce",
     });
-    contexts.push(context);
     await installFake(context, snapshotWith(entries, opts.answering, opts.advice ?? null), fakeSettings());
     // A tripwire: any script the command text managed to run would call it.
     await context.addInitScript(() => {
@@ -150,7 +136,7 @@ describe("popover: Needs you (FAKE desk)", { skip: chromium.ok ? false : chromiu
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`${server.origin}/${opts.page ?? "popover"}.html${opts.hash ?? ""}`);
+    await page.goto(`${pages.origin}/${opts.page ?? "popover"}.html${opts.hash ?? ""}`);
     await page.locator("section.needs").waitFor(WAIT);
     return { page, errors };
   }

@@ -3,23 +3,13 @@
 // desk (test/browser/fake-desk.ts): cards updated days ago cannot be written through the real
 // Gateway, which stamps the time itself. Needs `npm run build`.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import type { DeskChange, Step } from "../../common/model.ts";
 import { GROUP_PAGE } from "../../renderer/lib/card-groups.ts";
-import { chromiumAvailable, launchChromium } from "./chromium.ts";
-import {
-  emitChange,
-  FAKE_GW,
-  fakeEntry,
-  fakeSettings,
-  fakeSnapshot,
-  installFake,
-  servePages,
-  sessionRow,
-  type FakeCard,
-} from "./fake-desk.ts";
-import type { StaticServer } from "./server.ts";
+import { chromiumAvailable } from "./chromium.ts";
+import { emitChange, FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, sessionRow, type FakeCard } from "./fake-desk.ts";
+import { pageSuite } from "./page-suite.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -55,24 +45,11 @@ const groupToggle = (page: Page, id: string) => page.locator(`[data-group="${id}
 const slot = (page: Page, key: string) => page.locator(`[data-card-key="${FAKE_GW} ${key} "]`);
 
 describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false : chromium.reason }, () => {
-  let server: StaticServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    [server, browser] = await Promise.all([servePages(), launchChromium()]);
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const pages = pageSuite();
 
   type OpenOptions = { noObserver?: boolean; height?: number; collapsed?: boolean };
   async function open(data = cards(), hash = "", opts: OpenOptions = {}): Promise<{ page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 400, height: opts.height ?? 700 }, reducedMotion: "reduce" });
-    contexts.push(context);
+    const context = await pages.newContext({ viewport: { width: 400, height: opts.height ?? 700 }, reducedMotion: "reduce" });
     await installFake(context, fakeSnapshot(data.all), fakeSettings({ collapseByDefault: opts.collapsed ?? false }));
     // A page without IntersectionObserver: only the "Show more" button pages a group.
     if (opts.noObserver)
@@ -80,7 +57,7 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`${server.origin}/popover.html${hash}`);
+    await page.goto(`${pages.origin}/popover.html${hash}`);
     await page.locator("[data-group-count]").first().waitFor(WAIT);
     return { page, errors };
   }

@@ -6,14 +6,14 @@
 // own preference. What the real desk does with the setting is in test/e2e/settings.test.ts.
 // Needs `npm run build`.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import type { Settings } from "../../common/contract.ts";
 import type { DeskSnapshot, NeedsState } from "../../common/model.ts";
 import { axeViolations, formatViolations } from "../e2e/axe.ts";
-import { chromiumAvailable, launchChromium } from "./chromium.ts";
-import { emitChange, FAKE_GW, fakeCalls, fakeSettings, fakeSnapshot, installFake, servePages } from "./fake-desk.ts";
-import type { StaticServer } from "./server.ts";
+import { chromiumAvailable } from "./chromium.ts";
+import { emitChange, FAKE_GW, fakeCalls, fakeSettings, fakeSnapshot, installFake } from "./fake-desk.ts";
+import { pageSuite } from "./page-suite.ts";
 
 declare const document: any;
 
@@ -46,28 +46,15 @@ async function description(page: Page, control: ReturnType<Page["getByRole"]>): 
 }
 
 describe("Settings page: the answering switch (FAKE desk)", { skip: chromium.ok ? false : chromium.reason }, () => {
-  let server: StaticServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    [server, browser] = await Promise.all([servePages(), launchChromium()]);
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const pages = pageSuite();
 
   async function settingsPage(snapshot: DeskSnapshot, settings: Settings, scheme: "light" | "dark" = "light") {
-    const context = await browser.newContext({ viewport: { width: 640, height: 1400 }, colorScheme: scheme, reducedMotion: "reduce" });
-    contexts.push(context);
+    const context = await pages.newContext({ viewport: { width: 640, height: 1400 }, colorScheme: scheme, reducedMotion: "reduce" });
     await installFake(context, snapshot, settings);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`${server.origin}/settings.html`);
+    await page.goto(`${pages.origin}/settings.html`);
     await page.getByRole("heading", { name: "Gateways" }).waitFor(WAIT);
     return { page, errors };
   }

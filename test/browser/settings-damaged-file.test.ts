@@ -3,11 +3,10 @@
 // (test/browser/fake-desk.ts): only the page's rendering of the field is under test here;
 // the field itself is tested on real files in test/electron/settings-file.test.ts. Needs `npm run build`.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, BrowserContext } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "./chromium.ts";
-import { fakeSettings, fakeSnapshot, installFake, servePages } from "./fake-desk.ts";
-import type { StaticServer } from "./server.ts";
+import { describe, test } from "node:test";
+import { chromiumAvailable } from "./chromium.ts";
+import { fakeSettings, fakeSnapshot, installFake } from "./fake-desk.ts";
+import { pageSuite } from "./page-suite.ts";
 
 declare const document: any;
 
@@ -15,28 +14,15 @@ const chromium = chromiumAvailable();
 const WAIT = { timeout: 15_000 };
 
 describe("Settings page: the damaged settings file notice (FAKE desk)", { skip: chromium.ok ? false : chromium.reason }, () => {
-  let server: StaticServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  before(async () => {
-    [server, browser] = await Promise.all([servePages(), launchChromium()]);
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const pages = pageSuite();
 
   async function settingsPage(extra: Parameters<typeof fakeSettings>[0]) {
-    const context = await browser.newContext({ viewport: { width: 640, height: 900 } });
-    contexts.push(context);
+    const context = await pages.newContext({ viewport: { width: 640, height: 900 } });
     await installFake(context, fakeSnapshot([]), fakeSettings(extra));
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(`${server.origin}/settings.html`);
+    await page.goto(`${pages.origin}/settings.html`);
     await page.getByRole("heading", { name: "Task progress" }).waitFor(WAIT);
     return { page, errors };
   }

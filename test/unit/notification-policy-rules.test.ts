@@ -9,6 +9,7 @@ import { NotificationPolicy, type PolicyOptions } from "../../main/core/notifica
 import type { Notice, NotificationSettings } from "../../main/core/notifications/notice.ts";
 import type { CardEntry, CardState, RefreshState, RunOutcome, StepStatus } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
+import { notificationSettings } from "./notification-settings.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -16,17 +17,8 @@ const DAY = 24 * HOUR;
 const NOON = 100 * DAY + 12 * HOUR;
 
 type Quiet = NotificationSettings["quietHours"];
-function settings(quietHours: Quiet = { enabled: false, start: "22:00", end: "08:00" }, off: Milestone[] = []): NotificationSettings {
-  const milestones = {
-    newCard: true,
-    stepCompleted: true,
-    allCompleted: true,
-    pausedOrBlocked: true,
-    refreshFailed: true,
-    noProgress: true,
-  };
-  for (const m of off) milestones[m] = false;
-  return { enabled: true, milestones, quietHours };
+function settings(quietHours?: Quiet, off: Milestone[] = []): NotificationSettings {
+  return notificationSettings({ off, ...(quietHours ? { quietHours } : {}) });
 }
 
 type Harness = { clock: FakeClock; policy: NotificationPolicy; sent: Notice[]; set: (s: NotificationSettings) => void };

@@ -17,6 +17,7 @@ import type {
   StepStatus,
 } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
+import { notificationSettings } from "./notification-settings.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -24,21 +25,10 @@ const DAY = 24 * HOUR;
 /** Day 100 at 12:00 on the fake clock; the fake local time is the clock modulo a day. */
 const NOON = 100 * DAY + 12 * HOUR;
 
-function settings(patch: Partial<NotificationSettings> & { off?: Milestone[] } = {}): NotificationSettings {
-  const milestones: Record<Milestone, boolean> = {
-    newCard: true,
-    stepCompleted: true,
-    allCompleted: true,
-    pausedOrBlocked: true,
-    refreshFailed: true,
-    noProgress: true,
-  };
-  for (const m of patch.off ?? []) milestones[m] = false;
-  return {
-    enabled: patch.enabled ?? true,
-    milestones,
-    quietHours: patch.quietHours ?? { enabled: false, start: "22:00", end: "08:00" },
-  };
+function settings(
+  patch: { enabled?: boolean; off?: Milestone[]; quietHours?: NotificationSettings["quietHours"] } = {},
+): NotificationSettings {
+  return notificationSettings(patch);
 }
 
 type Harness = {

@@ -11,6 +11,7 @@ import { NotificationPolicy } from "../../main/core/notifications/policy.ts";
 import type { Notice } from "../../main/core/notifications/notice.ts";
 import type { CardEntry, DeskSnapshot, StepStatus } from "../../common/model.ts";
 import { FakeClock } from "./fake-clock.ts";
+import { notificationSettings } from "./notification-settings.ts";
 
 const MIN = 60_000;
 const T0 = 1_800_000_000_000;
@@ -172,18 +173,7 @@ describe("notifications with durations", () => {
       now: () => clock.now,
       schedule: clock.schedule,
       deliver: (n) => sent.push(n),
-      settings: () => ({
-        enabled: true,
-        milestones: {
-          newCard: true,
-          stepCompleted: true,
-          allCompleted: true,
-          pausedOrBlocked: true,
-          refreshFailed: true,
-          noProgress: true,
-        },
-        quietHours: { enabled: false, start: "22:00", end: "08:00" },
-      }),
+      settings: () => notificationSettings(),
       perSessionIntervalMs: 0,
     });
     return { clock, sent, p };

@@ -607,6 +607,56 @@ describe("the roster through its events and connections", () => {
     }
   });
 
+  test("a delete naming an older transcript leaves the newer session's row as it was, run state and title alike", T, async () => {
+    const [a] = keysOf(1);
+    const h = harness([a!]);
+    served(h);
+    h.t.auto.set("sessions.subscribe", () => ({
+      subscribed: true,
+      list: { sessions: [{ key: a, sessionId: "new", label: "Newer", hasActiveRun: true }] },
+    }));
+    await h.store.onReady();
+    await settle();
+    const before = h.store.sessionList();
+    h.store.onEvent("sessions.changed", { sessionKey: a, reason: "delete", sessionId: "old", hasActiveRun: false, label: "Older" });
+    await settle();
+    assert.deepEqual(h.store.sessionList(), before);
+  });
+
+  test("hidden cards read again on a session change wait for the budget", T, async () => {
+    const keys = keysOf(4);
+    const h = harness(keys, { maxReadsPerSecond: 2, monotonicNow: () => 0 });
+    h.t.auto.set("progressCard.get", () => {
+      throw Object.assign(new Error("denied"), { gatewayCode: "INVALID_REQUEST", details: { code: "SESSION_PARTICIPATION_REQUIRED" } });
+    });
+    await h.store.onReady();
+    await settle();
+    assert.ok(keys.every((k) => h.store.entry(k)?.hidden));
+    for (const key of keys) h.store.onEvent("sessions.changed", { sessionKey: key, reason: "update" });
+    await settle();
+    assert.equal(readKeys(h).length, 4 + 2, "the burst of 2, no more");
+  });
+
+  test("at a connect, followed sessions the list does not name wait for the budget", T, async () => {
+    const h = harness([], { maxReadsPerSecond: 2, monotonicNow: () => 0 });
+    served(h);
+    for (const key of keysOf(4, "tracked")) h.store.track(key);
+    await h.store.onReady();
+    await settle();
+    assert.equal(readKeys(h).length, 2);
+  });
+
+  test("a connection dropped before its reads returned never says 'every card known'", T, async () => {
+    const h = harness(keysOf(3));
+    void h.store.onReady();
+    await settle();
+    assert.equal(openReads(h).length, 3);
+    h.store.onConnectionState(OFFLINE);
+    for (const call of openReads(h)) call.resolve({ card: wireCard(call.params.sessionKey as string, 1, DONE) });
+    await settle();
+    assert.deepEqual(h.known, []);
+  });
+
   test("a malformed card is not read again on every session change", T, async () => {
     const [a] = keysOf(1);
     const h = harness([a!]);

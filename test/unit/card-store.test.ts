@@ -596,6 +596,20 @@ describe("CardStore: agent scope (G4)", () => {
     assert.equal(h.store.entry("agent:research:global"), null, "no second slot for the qualified key");
   });
 
+  test("only a key that starts with agent:<id>: names a bare key's slot; one that merely contains it is its own session", T, async () => {
+    const h = harness({ rows: [] });
+    await h.store.onReady();
+    h.store.track("global", "research");
+    await settle();
+    h.t.of("progressCard.get", { pending: true })[0]!.resolve({ card: null });
+    await settle();
+    await changed(h, 1, "cron:agent:research:global");
+    assert.deepEqual(
+      h.t.of("progressCard.get", { pending: true }).map((c) => c.params),
+      [{ sessionKey: "cron:agent:research:global" }],
+    );
+  });
+
   test("a bare key with agentId WITHOUT the capability: updateRequired, and no read is sent", T, async () => {
     const h = harness({ rows: [], capabilities: [] });
     await h.store.onReady();

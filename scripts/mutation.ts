@@ -18,7 +18,7 @@ export const MODULES: Module[] = [
   {
     name: "card-store",
     mutate: ["main/core/cards/card-store.ts", "main/core/cards/card-slots.ts"],
-    tests: ["card-store", "actions", "card-store-events"],
+    tests: ["card-store", "actions", "card-store-events", "roster-sync", "read-scheduler"],
   },
   {
     name: "read-scheduler",
@@ -49,8 +49,13 @@ export const MODULES: Module[] = [
   },
   { name: "stall-detector", mutate: ["main/core/stall-detector.ts"], tests: ["stall-detector", "stall-detector-rules"] },
   {
-    name: "glance",
-    mutate: ["common/visible-cards.ts", "common/note-line.ts"],
+    name: "visible-cards",
+    mutate: ["common/visible-cards.ts"],
+    tests: ["visible-cards", "visible-cards-surfaces", "glance-note-line", "tray-model"],
+  },
+  {
+    name: "note-line",
+    mutate: ["common/note-line.ts"],
     tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"],
   },
   { name: "truncate", mutate: ["common/truncate.ts"], tests: ["truncate", "truncate-rules"] },

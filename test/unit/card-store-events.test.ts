@@ -320,6 +320,15 @@ describe("refresh state", () => {
     assert.equal(h.store.entry(B)?.refresh?.status, "pending");
   });
 
+  test("on the default schedule, dispose cancels a pending time-out", T, async () => {
+    const h = harness();
+    await connected(h);
+    h.store.setRefresh(A, null, pending("k", 1), 10);
+    h.store.dispose();
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(h.store.entry(A)?.refresh?.status, "pending");
+  });
+
   test("a newer card confirms a pending refresh and stops its time-out", T, async () => {
     const h = harness();
     await connected(h);

@@ -596,6 +596,20 @@ describe("CardStore: agent scope (G4)", () => {
     assert.equal(h.store.entry("agent:research:global"), null, "no second slot for the qualified key");
   });
 
+  test("only a key that starts with agent:<id>: names a bare key's slot; one that merely contains it is its own session", T, async () => {
+    const h = harness({ rows: [] });
+    await h.store.onReady();
+    h.store.track("global", "research");
+    await settle();
+    h.t.of("progressCard.get", { pending: true })[0]!.resolve({ card: null });
+    await settle();
+    await changed(h, 1, "cron:agent:research:global");
+    assert.deepEqual(
+      h.t.of("progressCard.get", { pending: true }).map((c) => c.params),
+      [{ sessionKey: "cron:agent:research:global" }],
+    );
+  });
+
   test("a bare key with agentId WITHOUT the capability: updateRequired, and no read is sent", T, async () => {
     const h = harness({ rows: [], capabilities: [] });
     await h.store.onReady();
@@ -716,5 +730,198 @@ describe("CardStore: what a flooding Gateway cannot make us hold or send (issue 
     assert.equal(h.t.of("progressCard.get").length, 1, "only the first read of A");
     assert.equal(h.t.of("sessions.list").length, 0, "a long key is not a keyless 'list again'");
     assert.equal(h.store.entry(long), null);
+  });
+});
+
+describe("CardStore: the rest of its promises", () => {
+  const pendingRefresh = (key: string, baseline: number) => ({ status: "pending" as const, key, baseline, startedAt: 1 });
+
+  test("before the first connect a tracked card is offline and not read; after it, live and read", T, async () => {
+    const h = harness({ rows: [] });
+    const before = h.store.track(B);
+    assert.equal(before.freshness, "offline");
+    assert.equal(before.hidden, false);
+    await settle();
+    assert.equal(gets(h, B), 0);
+    await h.store.onReady();
+    const after = h.store.track("agent:main:dashboard:cccc");
+    assert.equal(after.freshness, "live");
+    assert.equal(after.hidden, false);
+    await settle();
+    assert.equal(gets(h, "agent:main:dashboard:cccc"), 1);
+  });
+
+  test("a card not yet read again after a reconnect is not said offline a second time when the connection drops again", T, async () => {
+    const h = harness();
+    await ready(h);
+    h.store.onConnectionState(OFFLINE);
+    const said = h.cardChanges(A).length;
+    assert.equal(h.cardChanges(A).at(-1)?.freshness, "offline");
+    await h.store.onReady(); // A's read stays in flight
+    h.store.onConnectionState(OFFLINE);
+    assert.equal(h.cardChanges(A).length, said);
+  });
+
+  test("a read error without a code is shown as ERROR", T, async () => {
+    const h = harness();
+    await ready(h);
+    await changed(h, 2);
+    pendingGet(h).reject(new Error("boom"));
+    await settle();
+    assert.deepEqual(h.store.entry(A)?.error, { code: "ERROR", message: "boom" });
+  });
+
+  test("SESSION_MUTATION_AUTHORIZATION_CHANGED is retried soon; other errors after readRetryMs", T, async () => {
+    const h = harness();
+    await ready(h);
+    await changed(h, 2);
+    pendingGet(h).reject(gatewayError("INVALID_REQUEST", "SESSION_MUTATION_AUTHORIZATION_CHANGED"));
+    await settle();
+    assert.deepEqual(h.timers.pending(), [100]);
+    h.timers.fireNext();
+    await settle();
+    pendingGet(h).reject(gatewayError("UNAVAILABLE"));
+    await settle();
+    assert.deepEqual(h.timers.pending(), [10], "readRetryMs (5), doubled for the second failure in a row");
+  });
+
+  test("only session events reach the roster: another event naming no session does not list again", T, async () => {
+    const h = harness();
+    await ready(h);
+    h.store.onEvent("agent", { reason: "update" });
+    h.store.onEvent("tick", {});
+    await settle();
+    assert.equal(h.t.of("sessions.list").length, 0);
+  });
+
+  test("a change hint for a key of exactly the longest allowed length is read", T, async () => {
+    const h = harness();
+    await ready(h);
+    const key = `agent:main:${"k".repeat(MAX_SESSION_KEY_LENGTH - "agent:main:".length)}`;
+    await changed(h, 1, key);
+    assert.equal(gets(h, key), 1);
+  });
+
+  test("'update required' is said once, however many hints come for the card", T, async () => {
+    const h = harness({ rows: [], capabilities: [] });
+    await h.store.onReady();
+    h.store.track("global", "research");
+    await settle();
+    await changed(h, 1, "agent:research:global");
+    await changed(h, 2, "agent:research:global");
+    assert.equal(h.cardChanges("global").filter((e) => e.updateRequired).length, 1);
+  });
+
+  test("a read answered with no reply at all is no card, not an error", T, async () => {
+    const h = harness();
+    await ready(h);
+    await changed(h, null);
+    pendingGet(h).resolve(null);
+    await settle();
+    assert.equal(h.store.entry(A)?.card, null);
+    assert.equal(h.store.entry(A)?.error, null);
+  });
+
+  test("a malformed card after a denied read shows the error, live and no longer hidden, and says so", T, async () => {
+    const h = harness();
+    await ready(h);
+    await changed(h, 2);
+    pendingGet(h).reject(gatewayError("INVALID_REQUEST", "SESSION_PARTICIPATION_REQUIRED"));
+    await settle();
+    assert.equal(h.store.entry(A)?.hidden, true);
+    await changed(h, 3);
+    pendingGet(h).resolve({ card: { nonsense: true } });
+    await settle();
+    const last = h.cardChanges(A).at(-1)!;
+    assert.equal(last.error?.code, "MALFORMED_CARD");
+    assert.equal(last.hidden, false);
+    assert.equal(last.freshness, "live");
+  });
+
+  test(
+    "a read that started before a write reply applies when it shows the same revision or a newer one, with no read again",
+    T,
+    async () => {
+      for (const readRevision of [5, 6]) {
+        const h = harness();
+        await ready(h);
+        await changed(h, 2);
+        h.store.applyWriteReply(A, null, wireCard(A, 5, UNFINISHED));
+        h.clock.now += 1_000;
+        pendingGet(h).resolve({ card: wireCard(A, readRevision, UNFINISHED) });
+        await settle();
+        assert.equal(h.store.entry(A)?.card?.revision, readRevision);
+        assert.equal(h.store.entry(A)?.confirmedAt, h.clock.now, `read of ${readRevision} applied`);
+        assert.equal(gets(h), 2, `read of ${readRevision}: no read again`);
+      }
+    },
+  );
+
+  test("a read that started before our clear and finds no card confirms the clear at once", T, async () => {
+    const h = harness();
+    await ready(h, wireCard(A, 1, DONE));
+    await changed(h, null);
+    h.store.applyCleared(A, null, 1);
+    assert.equal(h.cardChanges(A).at(-1)?.card, null, "the clear is said at once");
+    h.clock.now += 1_000;
+    pendingGet(h).resolve({ card: null });
+    await settle();
+    assert.equal(h.store.entry(A)?.confirmedAt, h.clock.now);
+  });
+
+  test("a refresh is confirmed only by a card above its baseline, and a failed one stays failed", T, async () => {
+    const h = harness();
+    await ready(h, wireCard(A, 3, UNFINISHED));
+    h.store.setRefresh(A, null, pendingRefresh("k", 3));
+    await changed(h, null);
+    pendingGet(h).resolve({ card: wireCard(A, 3, UNFINISHED) });
+    await settle();
+    assert.equal(h.store.entry(A)?.refresh?.status, "pending", "the baseline revision itself confirms nothing");
+    const failed = { status: "failed" as const, key: "k", error: "no", code: null, terminal: false, at: 1 };
+    h.store.setRefresh(A, null, failed);
+    await changed(h, 4);
+    pendingGet(h).resolve({ card: wireCard(A, 4, UNFINISHED) });
+    await settle();
+    assert.deepEqual(h.store.entry(A)?.refresh, failed);
+  });
+
+  test("no refresh time-out outlives its refresh: confirmed, replaced, cleared, not pending, or disposed", T, async () => {
+    const h = harness({ rows: [{ key: A }, { key: B }] });
+    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 1, DONE) }));
+    await h.store.onReady();
+    await settle();
+    h.store.setRefresh(A, null, pendingRefresh("k", 1), 701);
+    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 2, DONE) }));
+    await changed(h, 2);
+    assert.deepEqual(h.timers.pending(), [], "a newer card confirmed it");
+    h.store.setRefresh(A, null, pendingRefresh("k1", 2), 702);
+    h.store.setRefresh(A, null, pendingRefresh("k2", 2), 703);
+    assert.deepEqual(h.timers.pending(), [703], "replaced");
+    h.store.applyCleared(A, null, 2);
+    assert.deepEqual(h.timers.pending(), [], "our clear");
+    h.store.setRefresh(A, null, { status: "timed_out", key: "k", baseline: 1, at: 1 }, 704);
+    assert.deepEqual(h.timers.pending(), [], "a refresh that is not pending has no time-out");
+    h.store.setRefresh(B, null, pendingRefresh("kb", 1), 705);
+    h.store.dispose();
+    assert.deepEqual(h.timers.pending(), [], "disposed");
+  });
+
+  test("a session change that moves neither the title nor the derived state says nothing", T, async () => {
+    const h = harness();
+    await ready(h);
+    const said = h.cardChanges(A).length;
+    h.store.onEvent("sessions.changed", { sessionKey: A, reason: "update", session: { key: A, label: "Session A", updatedAt: 123 } });
+    await settle();
+    assert.equal(h.store.sessionList()[0]?.updatedAt, 123, "the row did change");
+    assert.equal(h.cardChanges(A).length, said);
+  });
+
+  test("after dispose no hint is read", T, async () => {
+    const h = harness();
+    await ready(h);
+    h.store.dispose();
+    await changed(h, 2);
+    await changed(h, 1, B);
+    assert.equal(h.t.of("progressCard.get").length, 1);
   });
 });

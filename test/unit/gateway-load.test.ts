@@ -89,12 +89,74 @@ describe("GatewayLoad: slow replies", () => {
     assert.equal(load.slow, false, "a reply under the threshold does not bring it back");
   });
 
+  test("the first reply is the average; later ones move it by the smoothing weight", () => {
+    const { load } = gauge();
+    load.sample(40);
+    assert.equal(load.smoothed, 40);
+    load.sample(80);
+    assert.equal(load.smoothed, 50, "40 + 0.25 × (80 − 40)");
+  });
+
+  test("slow only when the average exceeds the threshold, not when it reaches it", () => {
+    const { load } = gauge({ smoothing: 1 });
+    load.sample(2); // threshold max(30, 8 × 2) = 30
+    load.sample(30);
+    assert.equal(load.slow, false);
+    load.sample(31);
+    assert.equal(load.slow, true);
+  });
+
+  test("a 0 ms reply is a measurement like any other", () => {
+    const { load } = gauge();
+    load.sample(0);
+    assert.equal(load.smoothed, 0);
+    for (let i = 0; i < 10; i++) load.sample(40);
+    assert.equal(load.slow, true, "against a quickest of 0 ms the floor (30 ms) is the threshold");
+  });
+
+  test("an average that falls below half the threshold ends a slow spell at once", () => {
+    const { load } = gauge({ smoothing: 1 });
+    load.sample(2); // threshold 30
+    load.sample(200);
+    assert.equal(load.slow, true);
+    load.sample(10);
+    assert.equal(load.slow, false, "one reply, but the average (10 ms) is under 15 ms");
+  });
+
+  test("replies at exactly half the threshold or above never end a slow spell, however many", () => {
+    const { load } = gauge({ smoothing: 1 });
+    load.sample(2); // threshold 30, half of it 15
+    load.sample(200);
+    for (let i = 0; i < 10; i++) load.sample(15);
+    assert.equal(load.slow, true, "15 ms is not below half of 30 ms");
+    for (let i = 0; i < 10; i++) load.sample(45);
+    assert.equal(load.slow, true, "45 ms is above the threshold");
+  });
+
   test("nonsense samples are ignored", () => {
     const { load } = gauge();
     load.sample(Number.NaN);
     load.sample(-5);
     load.sample(Number.POSITIVE_INFINITY);
     assert.equal(load.smoothed, null);
+  });
+
+  test("nonsense round trips at connect are ignored too; 0 ms is not nonsense", () => {
+    const { load } = gauge();
+    load.noteQuickest(Number.NaN);
+    load.noteQuickest(-1);
+    for (let i = 0; i < 20; i++) load.sample(40 + (i % 3) * 10);
+    assert.equal(load.slow, false, "the quickest is still the 40 ms reply: threshold 320 ms");
+    load.noteQuickest(0);
+    for (let i = 0; i < 20; i++) load.sample(40 + (i % 3) * 10);
+    assert.equal(load.slow, true, "against a quickest of 0 ms the floor (30 ms) is the threshold");
+  });
+
+  test("the default clock is the monotonic one", () => {
+    const load = new GatewayLoad();
+    for (let i = 0; i < 300; i++) load.noteHint(`agent:main:s${i % 50}`);
+    assert.ok(load.hintsPerSecond() > 250, `${load.hintsPerSecond()} hints/s just after 300 hints`);
+    assert.equal(load.busy, true, "a burst across 50 sessions is a storm");
   });
 });
 
@@ -111,6 +173,14 @@ describe("GatewayLoad: busy = slow replies in a storm of hints", () => {
     const { load, hints } = slowGauge();
     hints(30);
     assert.equal(load.busy, false, "30 hints a second");
+  });
+
+  test("slow replies with exactly the hint rate named are busy; one hint fewer is not", () => {
+    const { load, hints } = slowGauge();
+    hints(99, 0);
+    assert.equal(load.busy, false, "99 hints a second, threshold 100");
+    hints(1, 0);
+    assert.equal(load.busy, true, "100 hints a second");
   });
 
   test("slow replies with hundreds of hints a second are busy", () => {
@@ -163,6 +233,16 @@ describe("GatewayLoad: busy = a storm of hints across sessions, however quick th
     assert.equal(load.busy, true);
   });
 
+  test("exactly the storm's hint rate across exactly its number of sessions is a storm", () => {
+    const { load, hints } = quickGauge();
+    hints(49, 0, 5);
+    assert.equal(load.busy, false, "49 hints a second");
+    hints(1, 0, 5);
+    assert.equal(load.hintsPerSecond(), 50);
+    assert.equal(load.sessionsPerSecond(), 5);
+    assert.equal(load.busy, true);
+  });
+
   test("the same hints on 4 sessions are not a storm", () => {
     const { load, hints } = quickGauge();
     hints(300, 1_000, 4);
@@ -188,5 +268,12 @@ describe("GatewayLoad: busy = a storm of hints across sessions, however quick th
     const { load, hints } = quickGauge();
     hints(50, 10_000, 50);
     assert.ok(load.sessionsPerSecond() <= 10, `${load.sessionsPerSecond()} sessions`);
+  });
+
+  test("the sessions of the last second still count when the hints come seconds apart and nobody asked in between", () => {
+    const { load, hints } = quickGauge();
+    hints(50, 10_000, 50);
+    const n = load.sessionsPerSecond();
+    assert.ok(n >= 4 && n <= 6, `${n} sessions: one hint every 200 ms`);
   });
 });

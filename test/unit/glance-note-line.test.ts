@@ -169,3 +169,58 @@ describe("keys", () => {
     assert.equal(gatewaySessionKey({ gatewayId: "g", sessionKey: "s" }), "g\u0000s");
   });
 });
+
+describe("noteLine: character references, HTML blocks, bars and breaks", () => {
+  test("numeric references in decimal and hex (either case of x); out of range or zero is the replacement character", () => {
+    first([
+      ["&#65;&#x42;&#X43;&#x4a;", "ABCJ"],
+      ["v&#49;&#50;", "v12"],
+      ["a&#0;b", "a\uFFFDb"],
+      ["a&#1114112;b", "a\uFFFDb"],
+      ["a&#x10FFFF;b", "a\u{10FFFF}b"],
+      ["&amp; &AMP; &foo;", "& & &foo;"],
+    ]);
+  });
+
+  test("an HTML block: tags and comments leave a space, a bar goes with its fallback text", () => {
+    first([
+      ["<div>Building</div>", "Building"],
+      ["<div>Build<br>done</div>", "Build done"],
+      ['<div><progress value="1" max="3">1 of 3</progress> Building</div>', "Building"],
+      ['<p>Build<progress value="1">x y</progress>ing</p>', "Build ing"],
+      ['<p>Build<progress value="1">\nx\n</progress>ing</p>', "Build ing"],
+    ]);
+  });
+
+  test("inline: only a <progress> tag opens a bar; a closing tag or a self-closing one hides nothing after it", () => {
+    first([
+      ['<span>Build</span> done <progress value="3" max="9">3/9</progress> now', "Build done now"],
+      ["a <!-- note --> b", "a b"],
+      ["a <!-- <progress> --> b </progress> c", "a b c"],
+      ["<progress>1</progress> a <progress>2</progress> b", "a b"],
+      ['<progress value="1"/> a <progress>2</progress> b', "a b"],
+      ['<progress value="1" /> a <progress>2</progress> b', "a b"],
+    ]);
+  });
+
+  test("inline: a bar hides only up to a closing tag after it, and code that spells one is not one", () => {
+    first([
+      ['<progress>1</progress> a <progress value="2"> b', "a b"],
+      ['<progress value="1"> see `</progress>` here', "see </progress> here"],
+    ]);
+  });
+
+  test("a hard line break ends the line (two spaces or a backslash)", () => {
+    first([
+      ["first  \nsecond", "first"],
+      ["first\\\nsecond", "first"],
+    ]);
+  });
+
+  test("a rule with spaces between its marks is skipped even inside a paragraph; a task box counts only at the start", () => {
+    first([
+      ["= = =\nBuilding", "Building"],
+      ["see[x] this", "see[x] this"],
+    ]);
+  });
+});

@@ -65,7 +65,7 @@ function scheduler(limits: ReadLimits = {}) {
     reads.returned(s, revision);
     reads.ended(s);
   };
-  return { reads, clock, started, finish, close: () => void (open = false) };
+  return { reads, clock, started, finish, close: () => void (open = false), reopen: () => void (open = true) };
 }
 
 describe("the read scheduler on its own", () => {
@@ -183,6 +183,181 @@ describe("the read scheduler on its own", () => {
     assert.equal(started.length, 2, "the busy budget's burst of 2 is spent");
     assert.equal(reads.stats.busyReads, 2);
     assert.equal(reads.stats.busySpells, 1);
+  });
+});
+
+describe("the read scheduler on its own: its promises one by one", () => {
+  test("a change owed by a read in flight at a disconnect is dropped: the old read ending on the new connection starts nothing", () => {
+    const { reads, started, close, reopen } = scheduler();
+    const a = session("a");
+    reads.request(a);
+    reads.request(a, { hint: 1 });
+    close();
+    reads.disconnected([a]);
+    reopen();
+    reads.ended(started[0]!);
+    assert.equal(started.length, 1);
+  });
+
+  test("a read still in flight across a reconnect keeps the session at one read: a new request waits for it", () => {
+    const { reads, started, finish, close, reopen } = scheduler();
+    const a = session("a");
+    reads.request(a);
+    close();
+    reads.disconnected([a]);
+    reopen();
+    reads.request(a);
+    assert.equal(started.length, 1, "not a second read beside the old one");
+    finish(started[0]!);
+    assert.equal(started.length, 2, "the request is read once the old read ends");
+    assert.equal(reads.stats.maxInFlightPerSession, 1);
+  });
+
+  test("a read that starts cancels the pending retry", () => {
+    const { reads, clock, started, finish } = scheduler({ readRetryMs: 1_000 });
+    const a = session("a");
+    reads.request(a);
+    reads.ended(started[0]!);
+    reads.retryLater(a);
+    reads.request(a);
+    finish(started[1]!, 1);
+    clock.advance(60_000);
+    assert.equal(started.length, 2, "no retry after the read that started first");
+  });
+
+  test("a second retry replaces the first: one retry read, not two", () => {
+    const { reads, clock, started } = scheduler({ readRetryMs: 1_000 });
+    const a = session("a");
+    reads.request(a);
+    reads.ended(started[0]!);
+    reads.retryLater(a);
+    reads.retryLater(a);
+    clock.advance(10_000);
+    assert.equal(started.length, 2);
+    reads.ended(started[1]!);
+    clock.advance(60_000);
+    assert.equal(started.length, 2);
+  });
+
+  test("a second read begun for a session already reading is recorded, not hidden", () => {
+    const { reads } = scheduler();
+    const a = session("a");
+    reads.began(a);
+    assert.equal(reads.stats.maxInFlightPerSession, 1);
+    reads.began(a);
+    assert.equal(reads.stats.maxInFlightPerSession, 2);
+  });
+
+  test("resetReadPeak starts a new observation from the reads in flight now", () => {
+    const { reads, started, finish } = scheduler();
+    const sessions = ["a", "b", "c"].map(session);
+    for (const s of sessions) reads.request(s);
+    finish(started[0]!);
+    finish(started[1]!);
+    assert.equal(reads.stats.peakReadsInFlight, 3);
+    reads.resetReadPeak();
+    assert.equal(reads.stats.peakReadsInFlight, 1);
+  });
+
+  test("the same revision hinted twice during a read is still covered by a read that returned it", () => {
+    const { reads, started, finish } = scheduler();
+    const a = session("a");
+    reads.request(a);
+    reads.request(a, { hint: 3 });
+    reads.request(a, { hint: 3 });
+    finish(started[0]!, 3);
+    assert.equal(started.length, 1);
+    assert.equal(reads.stats.skippedRereads, 1);
+  });
+
+  test("queuedReads counts the roster's waiting reads and the hints' alike", () => {
+    const { reads } = scheduler({ maxConcurrentReads: 1 });
+    const [a, b, c, d] = ["a", "b", "c", "d"].map(session) as [Session, Session, Session, Session];
+    reads.request(a, { roster: true });
+    reads.request(b, { roster: true });
+    reads.request(c, { roster: true });
+    reads.request(d);
+    assert.equal(reads.stats.queuedReads, 3);
+  });
+
+  test("cancelAll leaves no timer: neither the budget's wake-up nor a retry", () => {
+    const { reads, clock, started } = scheduler({ maxReadsPerSecond: 1 });
+    const [a, b] = ["a", "b"].map(session) as [Session, Session];
+    reads.request(a);
+    reads.request(b);
+    reads.ended(started[0]!);
+    reads.retryLater(a);
+    assert.equal(clock.pending, 2);
+    reads.cancelAll([a, b]);
+    assert.equal(clock.pending, 0);
+  });
+
+  test("while busy, busyReadsInFlight reads may be in flight (more than one if so set)", () => {
+    const { reads, started } = scheduler({ busyReadsPerSecond: 10, busyReadsInFlight: 3 });
+    const sessions = Array.from({ length: 10 }, (_, i) => session(`s${i}`));
+    for (let i = 0; i < 60; i++) reads.noteHint(sessions[i % 10]!.key);
+    assert.equal(reads.gatewayBusy, true);
+    for (const s of sessions) reads.request(s);
+    assert.equal(started.length, 3);
+  });
+
+  test("a busy spell is counted when it begins, not when it ends", () => {
+    const { reads, clock, started, finish } = scheduler({ busyReadsPerSecond: 10 });
+    const sessions = Array.from({ length: 10 }, (_, i) => session(`s${i}`));
+    for (let i = 0; i < 60; i++) reads.noteHint(sessions[i % 10]!.key);
+    reads.request(sessions[0]!);
+    finish(started[0]!);
+    assert.equal(reads.stats.busySpells, 1);
+    clock.advance(5_000); // the hints stopped: quiet again
+    assert.equal(reads.gatewayBusy, false);
+    reads.request(sessions[1]!);
+    finish(started[1]!);
+    assert.equal(reads.stats.busySpells, 1);
+  });
+
+  describe("round trips and the load gauge", () => {
+    /** A read whose reply takes `ms` on the scheduler's clock. */
+    const timedRead = (h: ReturnType<typeof scheduler>, ms: number, quickestOnly: boolean) =>
+      h.reads.timed(async () => {
+        h.clock.now += ms;
+        return "reply";
+      }, quickestOnly);
+    /** 30 hints a second on one session: enough with slow replies, no storm on its own. */
+    const hintStream = (h: ReturnType<typeof scheduler>) => {
+      for (let i = 0; i < 30; i++) h.reads.noteHint("a");
+    };
+
+    test("slow replies to change-driven reads, with a stream of hints, make the Gateway busy", async () => {
+      const h = scheduler();
+      h.clock.now = 100_000; // round trips are differences of the clock, wherever it stands
+      assert.equal(await timedRead(h, 2, false), "reply");
+      hintStream(h);
+      assert.equal(h.reads.gatewayBusy, false, "a quick reply");
+      for (let i = 0; i < 3; i++) await timedRead(h, 200, false);
+      hintStream(h);
+      assert.equal(h.reads.gatewayBusy, true);
+    });
+
+    test("the roster's reads only say how quick the Gateway can be: slow ones never make it busy", async () => {
+      const h = scheduler();
+      for (let i = 0; i < 5; i++) await timedRead(h, 500, true);
+      hintStream(h);
+      assert.equal(h.reads.gatewayBusy, false);
+    });
+
+    test("the roster's quick reads set the quickest a change-driven read is compared with", async () => {
+      const h = scheduler();
+      await timedRead(h, 2, true);
+      for (let i = 0; i < 5; i++) await timedRead(h, 40, false);
+      hintStream(h);
+      assert.equal(h.reads.gatewayBusy, true, "40 ms against a quickest of 2 ms: over the 30 ms floor");
+    });
+
+    test("without an injected clock the round trips and hints run on the monotonic clock", () => {
+      const reads = new ReadScheduler<Session>({ open: () => true, start: () => {}, schedule: () => () => {} });
+      for (let i = 0; i < 300; i++) reads.noteHint(`s${i % 50}`);
+      assert.equal(reads.gatewayBusy, true, "a burst of hints across 50 sessions is a storm");
+    });
   });
 });
 

@@ -19,3 +19,10 @@ test("msUntilNext is 0 while a token is there", () => {
   b.take(0);
   assert.equal(b.msUntilNext(), 0);
 });
+
+test("a bucket that holds more than one token has no wait either", () => {
+  const b = new TokenBucket(1, 3, 0);
+  assert.equal(b.msUntilNext(), 0, "a fresh bucket is full");
+  b.take(0);
+  assert.equal(b.msUntilNext(), 0, "two tokens left");
+});

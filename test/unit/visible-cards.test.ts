@@ -28,6 +28,27 @@ describe("visible cards", () => {
     assert.notEqual(byRecency(a, entry({ agentId: "main", gatewayId: "other" })), 0);
   });
 
+  test("the order is antisymmetric: swapping two entries flips the sign", () => {
+    const at = (sessionKey: string, gatewayId: string, agentId: string | null) =>
+      entry({ title: `${gatewayId}/${sessionKey}/${agentId}`, gatewayId, sessionKey, agentId, card: card({ sessionKey, updatedAt: T0 }) });
+    const pairs = [
+      [at("a", "g", null), at("b", "g", null)],
+      [at("a", "g", null), at("a", "h", null)],
+      [at("a", "g", null), at("a", "g", "main")],
+    ] as const;
+    for (const [first, second] of pairs) {
+      assert.ok(byRecency(first, second) < 0, `${first.title} before ${second.title}`);
+      assert.ok(byRecency(second, first) > 0, `${second.title} after ${first.title}`);
+    }
+  });
+
+  test("no agent sorts before every agent id, whatever characters the id starts with", () => {
+    const at = (agentId: string | null) => entry({ title: String(agentId), agentId, card: card({ updatedAt: T0 }) });
+    const list = [at("0ps"), at("Main"), at(null), at("a")];
+    assert.deepEqual(names(visibleCardsOf(list)), ["null", "0ps", "Main", "a"]);
+    assert.deepEqual(names(visibleCardsOf(list.reverse())), ["null", "0ps", "Main", "a"]);
+  });
+
   test("a hidden card and a slot without a card are not listed; a card beside a read error is", () => {
     const list = [
       entry({ title: "hidden", hidden: true }),

@@ -1,5 +1,6 @@
 // Lint rules for the whole tree: typescript-eslint's strict set, Svelte's recommended set, no
-// import circles. Formatting is Prettier's (eslint-config-prettier turns off the rules it owns).
+// import circles, the layers (LAYER_ZONES). Formatting is Prettier's (eslint-config-prettier
+// turns off the rules it owns).
 import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import importX from "eslint-plugin-import-x";
@@ -9,9 +10,10 @@ import tseslint from "typescript-eslint";
 
 /**
  * Who may not import whom: `common/` stands on nothing of ours; the core knows no shell; each
- * shell (Electron, the browser host, the command line) stands on the core and `common/` only;
- * pages and the preload reach the app through `common/` alone. Product code never imports
- * tests, benchmarks or scripts. scripts/lint-layers.ts proves each zone fires.
+ * shell (Electron, the browser host, the command line) stands on the core and `common/` only,
+ * but the command line may start the browser host; pages and the preload reach the app through
+ * `common/` alone. Product code never imports tests, benchmarks or scripts.
+ * scripts/lint-layers.ts proves each zone fires.
  */
 const TOOLING = ["./test", "./bench", "./scripts"];
 export const LAYER_ZONES = [

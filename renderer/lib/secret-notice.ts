@@ -1,6 +1,6 @@
 // What the Gateway editor says before Save when the address moves to another server:
 // saved secrets are bound to the server they were saved for, so they will be forgotten.
-// Pure, and the same origin rule as the core (main/core/gateway-origin.ts).
+// Pure, and the same origin rule as the core (common/gateway-origin.ts).
 import { gatewayOrigin } from "../../common/gateway-origin.ts";
 import type { GatewaySettingsView } from "../../common/contract.ts";
 

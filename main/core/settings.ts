@@ -22,7 +22,7 @@ import {
 } from "../../common/settings-schema.ts";
 import { SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
 import { gatewayIdForUrl } from "./discovery.ts";
-import type { GatewayConfig } from "./desk.ts";
+import type { GatewayConfig } from "./desk-gateway.ts";
 import { gatewayOrigin } from "../../common/gateway-origin.ts";
 import type { CredentialVault } from "./vault.ts";
 import { isOnGateway } from "../../common/keys.ts";

@@ -2,7 +2,8 @@
 import { join } from "node:path";
 import { createDeskService, localGateway } from "../core/desk-service.ts";
 import { historyPath, openHistoryFile } from "../core/card-history-file.ts";
-import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
+import { ProgressDesk } from "../core/desk.ts";
+import type { GatewayConfig } from "../core/desk-gateway.ts";
 import { discoverGateway } from "../core/discovery.ts";
 import { jsonFileBackend, SettingsStore } from "../core/settings.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";

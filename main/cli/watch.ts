@@ -1,7 +1,8 @@
 // `progress-desk watch` (T1): the core without Electron, in a terminal.
 import { join } from "node:path";
 import { historyPath, openHistoryFile } from "../core/card-history-file.ts";
-import { ProgressDesk, type GatewayConfig } from "../core/desk.ts";
+import { ProgressDesk } from "../core/desk.ts";
+import type { GatewayConfig } from "../core/desk-gateway.ts";
 import { discoverGateway, discoveredGateway } from "../core/discovery.ts";
 import type { ConnectionState, DeskChange } from "../../common/model.ts";
 import { CredentialVault, dataHome, fileStorage } from "../core/vault.ts";

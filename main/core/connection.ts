@@ -4,6 +4,7 @@
 // never resumed (docs/gateway.md §9, item 4), and owning the retry loop lets the state say
 // exactly when the next attempt is. While a loopback Gateway refuses connections, a TCP
 // probe (listener-probe.ts) brings the next attempt forward the moment it listens again.
+// What an attempt asks for and what a hello grants are in handshake.ts.
 import { GatewayClient, type GatewayClientOptions } from "@openclaw/gateway-client";
 import { backoffDelay, DEFAULT_BACKOFF, hintedDelay, type BackoffPolicy } from "./backoff.ts";
 import {
@@ -11,27 +12,18 @@ import {
   describeDisconnect,
   errorFacts,
   offlineAdvice,
-  PROTOCOL_VERSION,
   terminalState,
   wasRefused,
   type ErrorFacts,
 } from "./connection-state.ts";
 import { DeskError, ERROR_CODES } from "../../common/errors.ts";
-import { publicKeyRawBase64UrlFromPem, signDevicePayload, type DeviceIdentity } from "./identity.ts";
+import { connectedState, forgetDeviceToken, handshakeOptions, type HandshakeOptions, type Hello } from "./handshake.ts";
 import type { ConnectionState } from "../../common/model.ts";
-import type { CredentialVault } from "./vault.ts";
 import { silentLogger, type Logger } from "./logger.ts";
 import { ListenerProbe, loopbackTarget, type ProbeConnect, type ProbeTiming } from "./listener-probe.ts";
 import { tcpProbe } from "./tcp-probe.ts";
 
 export type EventFrame = { event: string; payload?: unknown; seq?: number };
-export type Hello = {
-  protocol?: number;
-  server?: { version?: string };
-  features?: { methods?: string[]; events?: string[]; capabilities?: string[] };
-  auth?: { role?: string; scopes?: string[]; deviceToken?: string };
-  policy?: { tickIntervalMs?: number };
-};
 
 /** The slice of GatewayClient this module uses; tests of faults inject a fake. */
 export type ClientLike = {
@@ -41,16 +33,7 @@ export type ClientLike = {
 };
 export type ClientFactory = (opts: GatewayClientOptions) => ClientLike;
 
-export type ConnectionOptions = {
-  url: string;
-  token?: string;
-  password?: string;
-  bootstrapToken?: string;
-  vault: CredentialVault;
-  identity: DeviceIdentity;
-  clientName: "openclaw-macos" | "openclaw-linux";
-  platform: string;
-  clientVersion: string;
+export type ConnectionOptions = HandshakeOptions & {
   backoff?: BackoffPolicy;
   random?: () => number;
   now?: () => number;
@@ -60,13 +43,6 @@ export type ConnectionOptions = {
   /** The connect the loopback probe uses (default: a TCP connect); only loopback URLs are probed. */
   probeConnect?: ProbeConnect;
   probeTiming?: ProbeTiming;
-  requestTimeoutMs?: number;
-  /**
-   * The person turned on answering approvals and questions here (Y6): ask for the two
-   * scopes and declare the `approvals` capability, which makes this connection an approval
-   * surface the Gateway routes requests to. Off: neither (docs/gateway.md §10.2).
-   */
-  answerApprovals?: boolean;
   /** Debug lines: states, the hello, connect errors (default: none). */
   logger?: Logger;
   /** Called for every state change, in order. */
@@ -77,12 +53,6 @@ export type ConnectionOptions = {
   /** Events were dropped (sequence gap): the caller re-reads as after a reconnect. */
   onGap: () => void;
 };
-
-const ROLE = "operator";
-const SCOPES = ["operator.read", "operator.write"];
-/** Asked for only while answering is on (docs/gateway.md §10.1). */
-export const ANSWER_SCOPES = ["operator.approvals", "operator.questions"];
-const ANSWER_CAPS = ["approvals"];
 
 export class GatewayConnection {
   private readonly opts: ConnectionOptions;
@@ -193,10 +163,6 @@ export class GatewayConnection {
     this.connect();
   }
 
-  private deviceTokenKey(deviceId: string, role: string): string {
-    return `device-token|${this.opts.url}|${deviceId}|${role}`;
-  }
-
   /** Probes made while offline, for tests and diagnostics. */
   get probes(): number {
     return this.probe?.probes ?? 0;
@@ -218,43 +184,8 @@ export class GatewayConnection {
     this.lastError = null;
     this.setState({ state: "connecting", attempt: this.failures + 1, advice: `Connecting to ${this.opts.url}…` });
 
-    const { vault, identity } = this.opts;
-    const hasDeviceToken = vault.get(this.deviceTokenKey(identity.deviceId, ROLE)) !== null;
     const clientOpts: GatewayClientOptions = {
-      url: this.opts.url,
-      clientName: this.opts.clientName,
-      clientVersion: this.opts.clientVersion,
-      clientDisplayName: "Progress Desk",
-      platform: this.opts.platform,
-      mode: "ui",
-      role: ROLE,
-      scopes: this.opts.answerApprovals ? [...SCOPES, ...ANSWER_SCOPES] : SCOPES,
-      ...(this.opts.answerApprovals ? { caps: ANSWER_CAPS } : {}),
-      minProtocol: PROTOCOL_VERSION,
-      maxProtocol: PROTOCOL_VERSION,
-      deviceIdentity: identity,
-      requestTimeoutMs: this.opts.requestTimeoutMs ?? 30_000,
-      hostDeps: {
-        signDevicePayload,
-        publicKeyRawBase64UrlFromPem,
-        loadDeviceAuthToken: ({ deviceId, role }) => {
-          const stored = vault.get(this.deviceTokenKey(deviceId, role));
-          if (!stored) return null;
-          try {
-            const saved = JSON.parse(stored) as { token?: string; scopes?: string[] };
-            this.log.protect(saved.token);
-            return saved;
-          } catch {
-            return null;
-          }
-        },
-        storeDeviceAuthToken: ({ deviceId, role, token, scopes }) => {
-          this.log.protect(token);
-          this.log.debug("device token issued", { role, scopes });
-          vault.set(this.deviceTokenKey(deviceId, role), JSON.stringify({ token, scopes }));
-        },
-        clearDeviceAuthToken: ({ deviceId, role }) => vault.delete(this.deviceTokenKey(deviceId, role)),
-      },
+      ...handshakeOptions(this.opts, this.log),
       onHelloOk: (hello) => this.handleHello(client, hello as unknown as Hello),
       onEvent: (evt) => {
         if (this.client !== client) return;
@@ -279,14 +210,6 @@ export class GatewayConnection {
         if (this.client === client) this.handleClose(code, reason);
       },
     };
-    // Passwords and shared tokens win over a stored device token inside the client; a
-    // setup code is only needed until the first device token is issued.
-    if (this.opts.token) clientOpts.token = this.opts.token;
-    if (this.opts.password) clientOpts.password = this.opts.password;
-    if (this.opts.bootstrapToken && !hasDeviceToken) {
-      clientOpts.bootstrapToken = this.opts.bootstrapToken;
-      clientOpts.preferBootstrapToken = true;
-    }
     const client = (this.opts.createClient ?? ((o) => new GatewayClient(o)))(clientOpts);
     this.client = client;
     try {
@@ -316,18 +239,7 @@ export class GatewayConnection {
     this._hello = hello;
     const now = this.now();
     this.lastConnectedAt = now;
-    const scopes = hello.auth?.scopes ?? [];
-    const limited = !SCOPES.every((s) => scopes.includes(s));
-    this.setState({
-      state: "connected",
-      since: now,
-      serverVersion: hello.server?.version ?? null,
-      scopes,
-      limited,
-      advice: limited
-        ? `Limited access: the Gateway granted ${scopes.length ? scopes.join(", ") : "no scopes"}. Approve the scope upgrade on the Gateway host (\`openclaw devices list\`).`
-        : `Connected to ${this.opts.url}.`,
-    });
+    this.setState(connectedState(hello, this.opts.url, now));
     this.opts.onReady(hello);
   }
 
@@ -338,13 +250,11 @@ export class GatewayConnection {
     if (facts.detailCode === "AUTH_DEVICE_TOKEN_MISMATCH" && !this.deviceTokenRetried && (this.opts.token || this.opts.password)) {
       this.deviceTokenRetried = true;
       this.reconnectAtOnce = true;
-      this.opts.vault.delete(this.deviceTokenKey(this.opts.identity.deviceId, ROLE));
+      forgetDeviceToken(this.opts);
       this.lastError = null;
       return; // handleClose reconnects at once
     }
-    if (facts.detailCode === "AUTH_DEVICE_TOKEN_MISMATCH") {
-      this.opts.vault.delete(this.deviceTokenKey(this.opts.identity.deviceId, ROLE));
-    }
+    if (facts.detailCode === "AUTH_DEVICE_TOKEN_MISMATCH") forgetDeviceToken(this.opts);
     const state = terminalState(facts, { url: this.opts.url, deviceId: this.opts.identity.deviceId });
     if (state) {
       this.terminal = true;

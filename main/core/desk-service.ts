@@ -5,7 +5,8 @@
 import { forbiddenReason, isSafeExternalUrl, validateArgs } from "../../common/contract.ts";
 import type { CardRef, DeskEvent, DeskHandlers, DeskMethod, Page, Settings } from "../../common/contract.ts";
 import { DeskError, ERROR_CODES, isDeskError } from "../../common/errors.ts";
-import type { ProgressDesk, GatewayConfig } from "./desk.ts";
+import type { ProgressDesk } from "./desk.ts";
+import type { GatewayConfig } from "./desk-gateway.ts";
 import { diagnosticsText } from "./diagnostics.ts";
 import type { NeedAnswer, NeedRef } from "../../common/model.ts";
 import { cardSessionLink, needPageLink } from "../../common/session-link.ts";

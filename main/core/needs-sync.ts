@@ -3,7 +3,7 @@
 // connect and after every reconnect or sequence gap (events missed meanwhile are never
 // replayed, docs/gateway.md §3).
 import { errorFacts } from "./connection-state.ts";
-import { ANSWER_SCOPES, type Hello } from "./connection.ts";
+import { ANSWER_SCOPES, type Hello } from "./handshake.ts";
 import { approvalEntry, questionEntry } from "./needs-payload.ts";
 import type { NeedsBook } from "./needs.ts";
 import type { NeedEntry, NeedKind } from "../../common/model.ts";

@@ -22,7 +22,7 @@ import {
 } from "../../common/settings-schema.ts";
 import { SECRET_NOT_SAVED } from "../../common/credential-storage.ts";
 import { gatewayIdForUrl } from "./discovery.ts";
-import type { GatewayConfig } from "./desk.ts";
+import type { GatewayConfig } from "./desk-gateway.ts";
 import { gatewayOrigin } from "../../common/gateway-origin.ts";
 import type { CredentialVault } from "./vault.ts";
 import { isOnGateway } from "../../common/keys.ts";
@@ -46,7 +46,7 @@ const secretPrefix = (gatewayId: string, field: SecretField): string => `gateway
 const secretKey = (gatewayId: string, field: SecretField, origin: string): string => `${secretPrefix(gatewayId, field)}${origin}`;
 /** Saved before secrets were bound to an origin: bound to the Gateway's address on first load. */
 const legacyKey = (gatewayId: string, field: SecretField): string => `gateway-${SECRET_FIELDS[field]}|${gatewayId}`;
-/** How the official client names device tokens in the vault (connection.ts): by exact URL. */
+/** How the official client names device tokens in the vault (handshake.ts): by exact URL. */
 const deviceTokenPrefix = (url: string): string => `device-token|${url}|`;
 
 function originOrThrow(url: string): string {

@@ -4,7 +4,8 @@
 import { test, describe, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { GatewayClientRequestError, type GatewayClientOptions } from "@openclaw/gateway-client";
-import { GatewayConnection, type ClientLike, type ConnectionOptions, type Hello } from "../../main/core/connection.ts";
+import { GatewayConnection, type ClientLike, type ConnectionOptions } from "../../main/core/connection.ts";
+import type { Hello } from "../../main/core/handshake.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 import { createDeviceIdentity } from "../../main/core/identity.ts";
 import type { BackoffPolicy } from "../../main/core/backoff.ts";

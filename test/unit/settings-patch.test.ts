@@ -1,18 +1,10 @@
 // A page's settings patch: the schema checks it, one merge lays it over the settings, and the
-// Settings page finds a title for every setting it may change (common/settings-schema.ts).
+// Settings page finds a title for every setting it may change (common/setting-text.ts).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { TSchema } from "typebox";
-import {
-  defaultSettings,
-  mergeSettingsPatch,
-  SETTING_TEXT,
-  SettingsPatchSchema,
-  settingChoices,
-  settingLimits,
-  type SettingPath,
-  type SettingWords,
-} from "../../common/settings-schema.ts";
+import { defaultSettings, mergeSettingsPatch, SettingsPatchSchema } from "../../common/settings-schema.ts";
+import { SETTING_TEXT, settingChoices, settingLimits, type SettingPath, type SettingWords } from "../../common/setting-text.ts";
 import { memoryBackend, SettingsStore } from "../../main/core/settings.ts";
 import { CredentialVault, memoryStorage } from "../../main/core/vault.ts";
 

@@ -15,6 +15,12 @@ import { chromiumAvailable } from "../browser/chromium.ts";
 import { connectBareClient, p, type BareClient } from "../harness/bare-client.ts";
 import type { ScriptedModel } from "../harness/scripted-model.ts";
 import type { TestGateway } from "../harness/gateway.ts";
+import {
+  runEnded as runEnd,
+  startExecTurn as execTurn,
+  startQuestionTurn as questionTurn,
+  toolResultBefore as toolResultOf,
+} from "../harness/waiting-turns.ts";
 import { E2eRig, openPage, type TestHost } from "./support.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
@@ -32,33 +38,12 @@ let browser: Browser;
 let user: BareClient;
 let model: ScriptedModel;
 
-/** Starts a turn in a new session whose one tool call, `exec` of `command`, waits for approval; then says `finalText`. */
-async function startExecTurn(command: string, finalText: string): Promise<string> {
-  const key = await user.createSession();
-  const runId = `run-${Math.random().toString(16).slice(2)}`;
-  await user.request("chat.send", {
-    sessionKey: key,
-    idempotencyKey: runId,
-    message: `Run it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command } }, { text: finalText }])}`,
-  });
-  return runId;
-}
+/** A turn in a new session whose one tool call waits for approval (test/harness/waiting-turns.ts). */
+const startExecTurn = async (command: string, finalText: string) => (await execTurn(user, command, finalText)).runId;
 
-const runEnded = (runId: string) =>
-  user.waitForEvent(
-    (e) => e.event === "agent" && p(e).runId === runId && p(e).stream === "lifecycle" && ["end", "error"].includes(p(e).data?.phase),
-    90_000,
-  );
+const runEnded = (runId: string) => runEnd(user, runId);
 
-/** The tool result the model was given in the call it answered with `finalText`. */
-function toolResultBefore(finalText: string): string {
-  const call = model.requests().find((r) => r.kind === "agent" && r.reply?.text === finalText);
-  assert.ok(call, `the model was never asked for "${finalText}"`);
-  const messages: any[] = call.body.messages;
-  const result = messages.findLast((m) => m?.role === "tool");
-  assert.ok(result, "no tool result in that call");
-  return typeof result.content === "string" ? result.content : JSON.stringify(result.content);
-}
+const toolResultBefore = (finalText: string) => toolResultOf(model, finalText);
 
 describe("needs you in the popover (real Gateway)", { skip: chromium.ok ? false : chromium.reason }, () => {
   const rig = new E2eRig({ agent: true, tools: { exec: { host: "gateway", mode: "ask" } }, host: { answerApprovals: true } });
@@ -189,16 +174,7 @@ describe("needs you in the popover (real Gateway)", { skip: chromium.ok ? false 
     const { page, context, errors } = await openPage(browser, th.host.url, { reducedMotion: true });
     const runId = `run-q-${Math.random().toString(16).slice(2)}`;
     try {
-      const ask = {
-        questions: [
-          { id: "colour", header: "Pick", question: "Which colour?", options: [{ label: "Red" }, { label: "Blue", description: "calm" }] },
-        ],
-      };
-      await user.request("chat.send", {
-        sessionKey: "agent:main:main",
-        idempotencyKey: runId,
-        message: `Ask me.\nSCRIPT:${JSON.stringify([{ tool: "ask_user", args: ask }, { text: "colour chosen" }])}`,
-      });
+      await questionTurn(user, "colour chosen", runId);
       const item = page.locator("li.need", { has: page.locator("legend", { hasText: "Which colour?" }) });
       await item.waitFor(WAIT);
       await item.getByRole("radio", { name: /Blue/ }).check();

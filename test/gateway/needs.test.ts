@@ -22,6 +22,12 @@ import { startScriptedModel, type ScriptedModel } from "../harness/scripted-mode
 import { warmUpAgent } from "../harness/warm-up.ts";
 import { spawnWatchJson } from "../harness/watch-cli.ts";
 import { until } from "../harness/until.ts";
+import {
+  runEnded as runEnd,
+  startExecTurn as execTurn,
+  startQuestionTurn as questionTurn,
+  toolResultBefore as toolResultOf,
+} from "../harness/waiting-turns.ts";
 import type { DeskChange, NeedEntry, NeedEvent } from "../../common/model.ts";
 
 const GW = "needs-gateway";
@@ -77,17 +83,8 @@ function startDesk(opts: { answer: boolean; vault: CredentialVault }) {
   return { desk, events, waitFor, stop };
 }
 
-/** Starts a turn whose one tool call waits for approval; resolves with its run id. */
-async function startExecTurn(command = "uname -s", finalText = "ran it"): Promise<{ key: string; runId: string }> {
-  const key = await user.createSession();
-  const runId = `run-${Math.random().toString(16).slice(2)}`;
-  await user.request("chat.send", {
-    sessionKey: key,
-    idempotencyKey: runId,
-    message: `Run it.\nSCRIPT:${JSON.stringify([{ tool: "exec", args: { command } }, { text: finalText }])}`,
-  });
-  return { key, runId };
-}
+/** A turn whose one tool call waits for approval (test/harness/waiting-turns.ts). */
+const startExecTurn = (command = "uname -s", finalText = "ran it") => execTurn(user, command, finalText);
 
 /** `watch --json` on the test Gateway from `home` (the user's device); `seen` waits for a printed line. */
 function startWatch(args: string[]) {
@@ -114,24 +111,7 @@ function startWatch(args: string[]) {
   return { seen, stop: () => void child.kill("SIGTERM") };
 }
 
-/**
- * Starts a main-session turn whose one tool call asks the person a question (ask_user's own
- * argument shape: `id`, not `questionId`; 2–4 options), then ends with `finalText`.
- */
-async function startQuestionTurn(finalText: string): Promise<string> {
-  const runId = `run-q-${Math.random().toString(16).slice(2)}`;
-  const ask = {
-    questions: [
-      { id: "colour", header: "Pick", question: "Which colour?", options: [{ label: "Red" }, { label: "Blue", description: "calm" }] },
-    ],
-  };
-  await user.request("chat.send", {
-    sessionKey: "agent:main:main",
-    idempotencyKey: runId,
-    message: `Ask me.\nSCRIPT:${JSON.stringify([{ tool: "ask_user", args: ask }, { text: finalText }])}`,
-  });
-  return runId;
-}
+const startQuestionTurn = (finalText: string) => questionTurn(user, finalText);
 
 /**
  * After a failed question test: the main session runs one turn at a time, so a question left
@@ -144,21 +124,9 @@ async function cancelPendingQuestion(runId: string): Promise<void> {
   await user.request("question.resolve", { id: p(asked).id, cancel: true }).catch(() => {});
 }
 
-/** The tool result (exec's, ask_user's) the model was given in the call it answered with `finalText`. */
-function toolResultBefore(finalText: string): string {
-  const call = model.requests().find((r) => r.kind === "agent" && r.reply?.text === finalText);
-  assert.ok(call, `the model was never asked for "${finalText}"`);
-  const messages: any[] = call.body.messages;
-  const result = messages.findLast((m) => m?.role === "tool");
-  assert.ok(result, "no tool result in that call");
-  return typeof result.content === "string" ? result.content : JSON.stringify(result.content);
-}
+const toolResultBefore = (finalText: string) => toolResultOf(model, finalText);
 
-const runEnded = (runId: string) =>
-  user.waitForEvent(
-    (e) => e.event === "agent" && p(e).runId === runId && p(e).stream === "lifecycle" && ["end", "error"].includes(p(e).data?.phase),
-    90_000,
-  );
+const runEnded = (runId: string) => runEnd(user, runId);
 
 before(
   async () => {

@@ -11,6 +11,7 @@ import { run } from "node:test";
 import { spec } from "node:test/reporters";
 import { TestCount, type TestEvent } from "./test-count.ts";
 import { SlowestFiles } from "./test-slowest.ts";
+import { cpuSummary, waitedChildrenSeconds } from "./test-cpu.ts";
 
 const root = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -70,7 +71,10 @@ for (const name of counter.skippedSuites) {
 }
 const slow = slowest.lines(root);
 if (slow.length > 1) console.log(`\nThe ${slow.length} slowest test files:\n${slow.join("\n")}\n`);
-console.log(`test runner: ${files.length} files in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min, ${concurrency} at a time`);
+const wallMs = Date.now() - startedAt;
+const own = process.cpuUsage();
+const cpu = cpuSummary(wallMs, (own.user + own.system) / 1e6, waitedChildrenSeconds());
+console.log(`test runner: ${files.length} files in ${(wallMs / 60_000).toFixed(1)} min, ${concurrency} at a time, ${cpu}`);
 const { passed, failed } = counter.count;
 console.log(counter.line());
 writeFileSync(countFile, `${counter.line()}\n`);

@@ -75,3 +75,19 @@ export async function guardNetwork(context: BrowserContext, origin: string, allo
   });
   return log;
 }
+
+/**
+ * Starts `other` (a page server, a Gateway…) and Chromium at once. If either fails, whatever did
+ * start is stopped before the error is thrown: a browser left running when its server failed
+ * would keep the test process, and so the whole run, alive with nothing to do.
+ */
+export async function launchChromiumBeside<T>(
+  other: Promise<T>,
+  stopOther: (started: T) => Promise<unknown> | unknown,
+): Promise<[T, Browser]> {
+  const [started, launched] = await Promise.allSettled([other, launchChromium()]);
+  if (started.status === "fulfilled" && launched.status === "fulfilled") return [started.value, launched.value];
+  if (launched.status === "fulfilled") await launched.value.close().catch(() => {});
+  if (started.status === "fulfilled") await Promise.resolve(stopOther(started.value)).catch(() => {});
+  throw started.status === "rejected" ? started.reason : (launched as PromiseRejectedResult).reason;
+}

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Step } from "../../common/model.ts";
-import { chromiumAvailable, launchChromium } from "./chromium.ts";
+import { chromiumAvailable, launchChromiumBeside } from "./chromium.ts";
 import { FAKE_GW, fakeSettings, fakeSnapshot, installFake, servePages, type FakeCard } from "./fake-desk.ts";
 import type { StaticServer } from "./server.ts";
 
@@ -54,7 +54,7 @@ describe("dashboard at 300 pinned cards (FAKE desk)", { skip: chromium.ok ? fals
   const errors: string[] = [];
 
   before(async () => {
-    [server, browser] = await Promise.all([servePages(), launchChromium()]);
+    [server, browser] = await launchChromiumBeside(servePages(), (s) => s.close());
     const all = cards();
     context = await browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: "reduce" });
     await installFake(context, fakeSnapshot(all), fakeSettings({ pinned: all.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) }));

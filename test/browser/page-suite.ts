@@ -3,7 +3,7 @@
 // closed at its end. Call `pageSuite()` inside the suite's `describe`; its hooks run there.
 import { after, before } from "node:test";
 import type { Browser, BrowserContext, BrowserContextOptions } from "playwright-core";
-import { launchChromium } from "./chromium.ts";
+import { launchChromiumBeside } from "./chromium.ts";
 import { servePages } from "./fake-desk.ts";
 import type { StaticServer } from "./server.ts";
 
@@ -19,7 +19,7 @@ export function pageSuite(): PageSuite {
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   before(async () => {
-    [server, browser] = await Promise.all([servePages(), launchChromium()]);
+    [server, browser] = await launchChromiumBeside(servePages(), (s) => s.close());
   });
   after(async () => {
     for (const context of contexts) await context.close();

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
 import type { Step } from "../../common/model.ts";
 import { RECENT_FINISHED_MS } from "../../renderer/lib/card-groups.ts";
-import { chromiumAvailable, launchChromium } from "./chromium.ts";
+import { chromiumAvailable, launchChromiumBeside } from "./chromium.ts";
 import { FAKE_GW, fakeSettings, fakeSnapshot, installFake, servePages } from "./fake-desk.ts";
 import type { StaticServer } from "./server.ts";
 
@@ -22,7 +22,7 @@ describe("the popover's clock (FAKE desk, fake time)", { skip: chromium.ok ? fal
   let browser: Browser;
 
   before(async () => {
-    [server, browser] = await Promise.all([servePages(), launchChromium()]);
+    [server, browser] = await launchChromiumBeside(servePages(), (s) => s.close());
   });
 
   after(async () => {

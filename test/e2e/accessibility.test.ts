@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
+import { chromiumAvailable, launchChromiumBeside } from "../browser/chromium.ts";
 import { FAKE_GW, fakeSettings, fakeSnapshot, installFake, servePages, type FakeCard } from "../browser/fake-desk.ts";
 import type { StaticServer } from "../browser/server.ts";
 import { card as fakeCard, helloOk, startFakeGateway, type FakeGateway } from "../faults/fake-gateway.ts";
@@ -361,7 +361,7 @@ describe(
     }
 
     before(async () => {
-      [server, fakeBrowser] = await Promise.all([servePages(), launchChromium()]);
+      [server, fakeBrowser] = await launchChromiumBeside(servePages(), (s) => s.close());
     });
 
     after(async () => {

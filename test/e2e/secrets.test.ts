@@ -10,7 +10,7 @@ import type { ProgressDesk } from "../../main/core/desk.ts";
 import type { SettingsStore } from "../../main/core/settings.ts";
 import { memoryStorage, type CredentialVault, type SecretStorage } from "../../main/core/vault.ts";
 import { startHost, type Host } from "../../main/host/host-server.ts";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
+import { chromiumAvailable, launchChromiumBeside } from "../browser/chromium.ts";
 import { startFakeGateway, type FakeGateway } from "../faults/fake-gateway.ts";
 import { startTrapGateway } from "../faults/trap-gateway.ts";
 import { until } from "../harness/until.ts";
@@ -40,7 +40,7 @@ const settingsUrl = (host: Host) => host.settingsUrl;
 
 describe("secrets in the pages (issue 8)", { skip: chromium.ok ? false : chromium.reason }, () => {
   before(async () => {
-    [home, browser] = await Promise.all([startFakeGateway(), launchChromium()]);
+    [home, browser] = await launchChromiumBeside(startFakeGateway(), (h) => h.close());
   });
   after(async () => {
     for (const c of cleanups.reverse()) await c();

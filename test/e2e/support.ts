@@ -65,7 +65,16 @@ export async function startTestHost(
   });
   desk.configure(service.gateways());
   desk.start();
-  const host = await startHost({ service, pagesDir });
+  let host: Host;
+  try {
+    host = await startHost({ service, pagesDir });
+  } catch (error) {
+    // A desk left reconnecting to a stopped Gateway would keep the test process, and so the
+    // whole run, alive with nothing to do.
+    desk.stop();
+    await settings.flush();
+    throw error;
+  }
   return {
     host,
     desk,

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { chromiumAvailable, launchChromium } from "../browser/chromium.ts";
+import { chromiumAvailable, launchChromiumBeside } from "../browser/chromium.ts";
 import { connectBareClient, type BareClient } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
@@ -63,7 +63,7 @@ describe("the dashboard timeline draws a gap hatched", { skip: chromium.ok ? fal
   before(
     async () => {
       model = await startScriptedModel();
-      [gw, browser] = await Promise.all([startGateway({ model }), launchChromium()]);
+      [gw, browser] = await launchChromiumBeside(startGateway({ model }), (g) => g.dispose());
       user = await connectBareClient(gw);
       await warmUpAgent(user, gw);
     },

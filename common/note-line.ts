@@ -40,11 +40,7 @@ function* blockLines(token: Token): Iterable<string> {
   switch (token.type) {
     case "def":
       // A definition whose destination is on the next line is, read line by line, text.
-      if (/^\s{0,3}\[[^\]]+\]:\s*(\r?\n|$)/.test(token.raw)) yield* splitLines(literalText(token.raw));
-      return;
-    case "code": // command output, never a glance line
-    case "hr":
-    case "space":
+      if (/^\s{0,3}\[[^\]]+\]:\s*\r?\n/.test(token.raw)) yield* splitLines(literalText(token.raw));
       return;
     case "paragraph":
     case "heading":
@@ -55,9 +51,6 @@ function* blockLines(token: Token): Iterable<string> {
     }
     case "list":
       for (const item of (token as Tokens.List).items) for (const inner of item.tokens) yield* blockLines(inner);
-      return;
-    case "blockquote":
-      for (const inner of (token as Tokens.Blockquote).tokens) yield* blockLines(inner);
       return;
     case "table": {
       const table = token as Tokens.Table;
@@ -71,8 +64,12 @@ function* blockLines(token: Token): Iterable<string> {
     case "html":
       yield* splitLines(withoutTags((token as Tokens.HTML).text));
       return;
-    default:
-      if ("tokens" in token && Array.isArray(token.tokens)) for (const inner of token.tokens) yield* blockLines(inner);
+    default: {
+      // A quote is read through its blocks; code (command output, never a glance line), rules
+      // and blank lines have no inner tokens, so nothing.
+      const inner = (token as Tokens.Generic).tokens;
+      if (inner) for (const block of inner) yield* blockLines(block);
+    }
   }
 }
 
@@ -92,7 +89,7 @@ function inlineText(tokens: readonly Token[]): string {
     if (token.type === "html") {
       const tag = /^<(\/?)([a-z][a-z0-9-]*)/i.exec(token.text);
       // A bar's fallback text, up to its closing tag (an unclosed bar hides nothing).
-      if (tag?.[2]?.toLowerCase() === "progress") inProgress = tag[1] !== "/" && !/\/\s*>$/.test(token.text) && closesLater(tokens, i);
+      if (tag?.[2]?.toLowerCase() === "progress") inProgress = tag[1] !== "/" && !token.text.endsWith("/>") && closesLater(tokens, i);
       out += " "; // a tag or comment leaves a space between words
       return;
     }
@@ -110,8 +107,7 @@ function tokenText(token: Token, before: Token | undefined, after: Token | undef
   switch (token.type) {
     case "escape":
       return park(token.text);
-    case "text":
-      return "tokens" in token && token.tokens ? inlineText(token.tokens) : literalText(token.text);
+    case "text": // its text has numeric references decoded as the card shows them (a lone surrogate as U+FFFD)
     case "codespan":
       return literalText(token.text);
     case "br":
@@ -120,22 +116,18 @@ function tokenText(token: Token, before: Token | undefined, after: Token | undef
       // `2*3*4`, `*a*b`: a single marker against a word character reads as written.
       if (wordAt(before?.raw.at(-1)) || wordAt(after?.raw[0])) return token.raw;
       return inlineText((token as Tokens.Em).tokens);
-    case "strong":
-    case "del":
-    case "link":
-      return inlineText((token as Tokens.Strong | Tokens.Del | Tokens.Link).tokens);
-    case "image":
-      return literalText((token as Tokens.Image).text);
-    case "checkbox":
-      return "";
-    default:
-      return "tokens" in token && Array.isArray(token.tokens) ? inlineText(token.tokens) : literalText(token.raw);
+    default: {
+      // Strong, struck, link and image (its alt, as the card reads it): their inner text. A loose
+      // list's task box reads as written; the line rule for a leading `[ ]` drops it.
+      const inner = (token as Tokens.Generic).tokens;
+      return inner ? inlineText(inner) : literalText(token.raw);
+    }
   }
 }
 
 const wordAt = (c: string | undefined): boolean => c !== undefined && /[\w*]/.test(c);
 
-/** Text as the lexer leaves it: named character references are still written out. */
+/** Text as the lexer leaves it: named character references are still written out, numeric ones too in code spans, HTML and definitions. */
 function literalText(text: string): string {
   return text.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (m, name: string) => {
     if (!name.startsWith("#")) return ENTITIES[name.toLowerCase()] ?? m;
@@ -145,11 +137,9 @@ function literalText(text: string): string {
 }
 const ENTITIES: Record<string, string> = { lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", amp: "&" };
 
-/** An HTML block's text: `<progress>` with its fallback, comments and tags removed. */
+/** An HTML block's text: `<progress>` with its fallback, comments and tags (an unclosed bar's too) removed. */
 function withoutTags(html: string): string {
-  return literalText(
-    html.replace(/<progress\b[^>]*>[\s\S]*?<\/progress>|<progress\b[^>]*\/?>/gi, " ").replace(/<!--[\s\S]*?-->|<\/?[a-z][^>]*>/gi, " "),
-  );
+  return literalText(html.replace(/<progress\b[^>]*>[\s\S]*?<\/progress>/gi, " ").replace(/<!--[\s\S]*?-->|<\/?[a-z][^>]*>/gi, " "));
 }
 
 // ——— line rules ———

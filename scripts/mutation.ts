@@ -56,7 +56,7 @@ export const MODULES: Module[] = [
   {
     name: "note-line",
     mutate: ["common/note-line.ts"],
-    tests: ["glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"],
+    tests: ["note-line", "glance-note-line", "glance-note-line-near-misses", "notification-policy", "tray-model"],
   },
   { name: "truncate", mutate: ["common/truncate.ts"], tests: ["truncate", "truncate-rules"] },
   { name: "backoff", mutate: ["main/core/backoff.ts"], tests: ["backoff"] },

@@ -20,6 +20,8 @@ describe("noteLine: skip rules hold only for the whole line", () => {
       ["[ref]:https://x.test\nShown", "Shown"],
       ["[ref]: \nShown", "[ref]:"],
       ["Note [x]: y", "Note [x]: y"],
+      ["[ref]:\nhttps://x.test\nShown", "[ref]:"],
+      ["  [ref]:\n  https://x.test\nShown", "[ref]:"],
     ]);
   });
 
@@ -29,6 +31,7 @@ describe("noteLine: skip rules hold only for the whole line", () => {
       ["Step ---", "Step ---"],
       ["--- done", "--- done"],
       ["ab---", "ab---"],
+      ["--->\nShown", "--->"],
     ]);
   });
 

@@ -210,6 +210,28 @@ describe("noteLine: character references, HTML blocks, bars and breaks", () => {
     ]);
   });
 
+  test("references in an HTML block, which marked leaves as written, are decoded here", () => {
+    first([
+      ["<p>Step &#50;&#x2F;&#X33; &#x2713;</p>", "Step 2/3 \u2713"],
+      ["<p>a&#0;b&#1114112;c&#x10FFFF;</p>", "a\uFFFDb\uFFFDc\u{10FFFF}"],
+    ]);
+  });
+
+  test("a surrogate written as a reference is U+FFFD, as the card shows it, even when two would pair", () => {
+    first([["&#xD83D;&#xDE00; done", "\uFFFD\uFFFD done"]]);
+  });
+
+  test("an HTML block's lines go through the line rules: a heading mark goes, a lone # is no line", () => {
+    first([
+      ["<div>\n## Build\n</div>", "Build"],
+      ["<div>\n#\nShown\n</div>", "Shown"],
+    ]);
+  });
+
+  test("a commented-out closing tag does not close a bar, so its text is not hidden", () => {
+    first([['<progress value="1"> a <!-- </progress> --> b', "a b"]]);
+  });
+
   test("a hard line break ends the line (two spaces or a backslash)", () => {
     first([
       ["first  \nsecond", "first"],

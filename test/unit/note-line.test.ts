@@ -41,6 +41,17 @@ describe("noteLine on blocks", () => {
     ]);
   });
 
+  test("a loose task list's box is dropped as a tight one's is", () => {
+    first([
+      ["- [ ] first\n\n- [x] second", "first"],
+      ["- [x] done\n\n  more", "done"],
+    ]);
+  });
+
+  test("an image reads as its alt text the way the card shows it, without emphasis or code marks", () => {
+    first([["![*Build* `ok`](x.png) now", "Build ok now"]]);
+  });
+
   test("tokens already lexed give the same line (the card's path)", () => {
     for (const note of ["# Plan\nbody", "```\nx\n```\n| a | b |", "<!-- c -->\n\n*em* text"]) {
       assert.equal(noteLineOfTokens(Lexer.lex(note, { gfm: true })), noteLine(note), JSON.stringify(note));

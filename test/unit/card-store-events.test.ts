@@ -83,6 +83,26 @@ describe("connection changes", () => {
     assert.ok(gets(h, B) >= 1, "B is read after the reconnect");
     assert.equal(h.store.entry(B)?.card?.revision, 1);
   });
+
+  test("a read that lands after the connection dropped does not show its card as live while offline", T, async () => {
+    const h = harness();
+    await connected(h);
+    assert.equal(h.store.entry(A)?.freshness, "live");
+    h.t.auto.delete("progressCard.get");
+    h.store.onEvent("progressCard.changed", { sessionKey: A, revision: 2 });
+    await settle();
+    h.store.onConnectionState(OFFLINE);
+    assert.equal(h.store.entry(A)?.freshness, "offline");
+    h.t.of("progressCard.get", { pending: true })[0]!.resolve({ card: wireCard(A, 2, UNFINISHED) });
+    await settle();
+    assert.equal(h.store.entry(A)?.freshness, "offline", "still offline: nothing confirms the card now");
+    assert.equal(h.store.entry(A)?.card?.revision, 1, "the reconnect reads it again");
+    h.t.auto.set("progressCard.get", (p) => ({ card: wireCard(p.sessionKey as string, 2, UNFINISHED) }));
+    await h.store.onReady();
+    await settle();
+    assert.equal(h.store.entry(A)?.freshness, "live");
+    assert.equal(h.store.entry(A)?.card?.revision, 2);
+  });
 });
 
 describe("session-list events", () => {

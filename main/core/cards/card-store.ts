@@ -185,6 +185,9 @@ export class CardStore {
   }
 
   private applyRead(slot: Slot, value: unknown, epoch: number): void {
+    // A reply that lands after the connection dropped must not show the card as live while
+    // offline (G3); the reconnect re-reads everything.
+    if (!this.connected) return;
     const read = readCard(value);
     if (!read.ok) {
       // C5: a malformed card is an error state for this card, never a crash.

@@ -20,11 +20,16 @@ export function realisticNote(i: number): string {
     `- \`${area.replace(/ /g, "_")}.${i % 2 ? "ts" : "py"}\` keeps a stale cache after a reload (see [issue ${1000 + i}](https://${host}/issues/${1000 + i}))`,
     `- the retry path swallows the *second* error; fixed in \`retry_${i % 9}()\``,
     `- ${tool} passes locally, fails on the runner with a timeout after ${30 + (i % 50)} s`,
-    i % 2 ? `- ~~flaky fixture~~ turned out to be a real race, now covered` : `- docs need the new flag, drafted in [the guide](https://${host}/guide#flags)`,
+    i % 2
+      ? `- ~~flaky fixture~~ turned out to be a real race, now covered`
+      : `- docs need the new flag, drafted in [the guide](https://${host}/guide#flags)`,
     "",
     "| Check | Before | After |",
     "|---|---:|---:|",
-    ...Array.from({ length: rows }, (_, r) => `| ${["unit", "integration", "lint", "e2e"][r]} | ${40 + ((i + r) % 60)} ms | ${20 + ((i * 3 + r) % 40)} ms |`),
+    ...Array.from(
+      { length: rows },
+      (_, r) => `| ${["unit", "integration", "lint", "e2e"][r]} | ${40 + ((i + r) % 60)} ms | ${20 + ((i * 3 + r) % 40)} ms |`,
+    ),
     "",
     "```",
     `$ ${tool} -k ${area.replace(/ /g, "_")}`,
@@ -33,13 +38,18 @@ export function realisticNote(i: number): string {
     "",
     "Order of work:",
     "",
-    ...Array.from({ length: 3 + (i % 4) }, (_, k) => `${k + 1}. ${["reproduce the failure with a fixed seed", "bisect the last twenty commits on the branch", "read the runner's logs around the timeout", "add a regression test next to the fixture", "ask for a review once everything is green", "update the changelog and the migration notes"][k]}`),
+    ...Array.from(
+      { length: 3 + (i % 4) },
+      (_, k) =>
+        `${k + 1}. ${["reproduce the failure with a fixed seed", "bisect the last twenty commits on the branch", "read the runner's logs around the timeout", "add a regression test next to the fixture", "ask for a review once everything is green", "update the changelog and the migration notes"][k]}`,
+    ),
     "",
     `> The owners asked for the ${area} change to stay behind a flag until the next release; keeping it off by default.`,
     "",
     ...Array.from(
       { length: 1 + (i % 5) },
-      (_, k) => `Run ${k + 1}: ${tool} took ${(2 + ((i + k) % 7) / 3).toFixed(1)} s with ${k % 2 ? "a cold cache" : "the cache warm"}; the ${area} step was ${k ? "slower" : "faster"} than the last build.`,
+      (_, k) =>
+        `Run ${k + 1}: ${tool} took ${(2 + ((i + k) % 7) / 3).toFixed(1)} s with ${k % 2 ? "a cold cache" : "the cache warm"}; the ${area} step was ${k ? "slower" : "faster"} than the last build.`,
     ),
     "",
     `Next: rerun with logging on, then write the summary. ${i % 3 === 0 ? "Blocked on a review from the owners of this module; pinged them in the thread." : "No blockers."}`,

@@ -34,6 +34,23 @@ export function noteLineOfTokens(blocks: readonly Token[]): string | null {
   return null;
 }
 
+/**
+ * Every readable line of the note as plain text, one per line, code blocks' text included: what a
+ * card reads as before its Markdown is drawn (the page draws notes as they near the screen).
+ * From block tokens as for noteLineOfTokens.
+ */
+export function noteTextOfTokens(blocks: readonly Token[]): string {
+  const lines: string[] = [];
+  for (const block of blocks) {
+    const source = block.type === "code" ? splitLines(literalText((block as Tokens.Code).text)) : blockLines(block);
+    for (const line of source) {
+      const text = block.type === "code" ? lineWithoutControls(line).trim() : finishLine(line);
+      if (text) lines.push(text);
+    }
+  }
+  return lines.join("\n");
+}
+
 // ——— blocks → candidate lines (inline syntax already reduced) ———
 
 function* blockLines(token: Token): Iterable<string> {

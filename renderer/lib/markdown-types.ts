@@ -20,3 +20,16 @@ export type RenderedNote = {
   /** The first block with text, as plain text (at most 200 characters and an ellipsis), for a collapsed note-only card. */
   line: string | null;
 };
+
+/**
+ * A note not drawn yet (its card is off screen or closed): what the card needs of it at once, from
+ * the lexer alone. `text` is every readable line as plain text, shown in place of the note (screen
+ * readers and the browser's find reach it) until the card draws the note.
+ */
+export type NotePreview = {
+  html: "";
+  progress: null;
+  empty: boolean;
+  line: string | null;
+  text: string;
+};

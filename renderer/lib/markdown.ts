@@ -36,14 +36,14 @@
 // drawn by several placements and re-rendered whenever a card's steps change.
 import createDOMPurify from "dompurify";
 import type { Config, DOMPurify, UponSanitizeAttributeHookEvent, UponSanitizeElementHookEvent } from "dompurify";
-import { Marked } from "marked";
+import { Lexer, Marked } from "marked";
 import type { Tokens } from "marked";
-import { noteLineOfTokens } from "../../common/note-line.ts";
+import { noteLineOfTokens, noteTextOfTokens } from "../../common/note-line.ts";
 import { textWithoutControls } from "../../common/control-chars.ts";
 import { stripInvisible } from "../../common/strip.ts";
-import type { NoteProgress, RenderedNote } from "./markdown-types.ts";
+import type { NotePreview, NoteProgress, RenderedNote } from "./markdown-types.ts";
 
-export type { NoteProgress, RenderedNote } from "./markdown-types.ts";
+export type { NotePreview, NoteProgress, RenderedNote } from "./markdown-types.ts";
 
 /** C6 and terminal controls: what a note's text may not show (character references could bring either back). */
 const visibleText = (text: string): string => textWithoutControls(stripInvisible(text));
@@ -523,3 +523,25 @@ export function renderNote(markdown: string | null): RenderedNote {
   }
   return remember(text, note);
 }
+
+/** Raw HTML (a `<progress>` bar to pin, tags whose text the sanitizer decides on): drawn at once. */
+const MAY_HOLD_HTML = /</;
+
+/**
+ * A note for a card that has not drawn it yet: the line, emptiness and plain text from the lexer
+ * alone (no HTML, no sanitizer pass). The drawn note instead when it is cached (free), when it may
+ * hold raw HTML (R4 pins a bar from it; the sanitizer decides what text is left) or when it has
+ * nothing readable (R5's "Progress updated" needs no drawing).
+ */
+export function previewNote(markdown: string | null): RenderedNote | NotePreview {
+  if (typeof markdown !== "string") return EMPTY;
+  const text = visibleText(markdown).toWellFormed();
+  if (cache.has(text) || MAY_HOLD_HTML.test(text) || !READABLE.test(text)) return renderNote(markdown);
+  const tokens = Lexer.lex(text, { gfm: true, breaks: false, pedantic: false });
+  const plain = noteTextOfTokens(tokens);
+  if (!READABLE.test(plain)) return renderNote(markdown);
+  return { html: "", progress: null, empty: false, line: lineOf(noteLineOfTokens(tokens)), text: plain };
+}
+
+/** Whether a note result stands in for a note not drawn yet. */
+export const isPreview = (note: RenderedNote | NotePreview): note is NotePreview => "text" in note;

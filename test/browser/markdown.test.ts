@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RenderedNote } from "../../renderer/lib/markdown-types.ts";
 import { noteLine } from "../../common/note-line.ts";
 import { XSS_PAYLOADS } from "../fixtures/xss/payloads.ts";
+import { realisticNote } from "../../bench/realistic-note.ts";
 import type { XssPayload } from "../fixtures/xss/payloads.ts";
 import { bundleModule } from "./bundle.ts";
 import type { Bundle } from "./bundle.ts";
@@ -573,6 +574,51 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
       assert.match(r.html, /<table>/);
       assert.match(r.html, /<pre><code>/);
       assert.match(r.html, /END-OF-NOTE<\/p>$/);
+    });
+  });
+
+  describe("previewNote: a card's note before it is drawn (issue 21)", () => {
+    type Preview = RenderedNote & { text?: string };
+    const preview = (markdown: string | null): Promise<Preview> =>
+      strict.page.evaluate(
+        (m) => (globalThis as unknown as { __markdown: { previewNote(m: string | null): Preview } }).__markdown.previewNote(m),
+        markdown,
+      );
+
+    test("plain text of every readable line, code included, agreeing with the drawn note on its line and emptiness", async () => {
+      for (let i = 0; i < 12; i++) {
+        const markdown = realisticNote(9000 + i);
+        const p = await preview(markdown); // first: not cached yet
+        assert.equal(typeof p.text, "string", `note ${i} is previewed, not drawn`);
+        assert.equal(p.html, "", "a preview carries no markup");
+        const drawn = await render(markdown);
+        assert.equal(p.line, drawn.line, `note ${i}: the same glance line`);
+        assert.equal(p.empty, drawn.empty);
+        // Links read as their labels, inline code as its text, table cells and code lines all there.
+        assert.match(p.text!, new RegExp(`issue ${1000 + 9000 + i}`));
+        assert.doesNotMatch(p.text!, /\]\(https?:|\*\*|```/, "no Markdown syntax left");
+        for (const line of p.text!.split("\n")) assert.ok(line.trim() !== "", "no blank lines");
+      }
+    });
+
+    test("a cached note, one that may hold raw HTML and one with nothing readable are drawn instead", async () => {
+      const cached = "Cached **already** drawn";
+      await render(cached);
+      assert.equal((await preview(cached)).text, undefined);
+      const bar = '<progress value="3" max="4"></progress> three of four';
+      const withBar = await preview(bar);
+      assert.equal(withBar.text, undefined, "R4: the bar is pinned from the drawn note");
+      assert.deepEqual(withBar.progress, (await render(bar)).progress);
+      assert.equal((await preview("***\n\n---")).empty, true);
+      assert.equal((await preview(null)).empty, true);
+    });
+
+    test("every XSS payload previews as inert text or as the sanitized drawing", async () => {
+      for (const { id, markdown } of XSS_PAYLOADS) {
+        const p = await preview(markdown);
+        if (p.text === undefined) assert.equal(p.html, (await render(markdown)).html, `${id}: drawn as renderNote draws it`);
+        else assert.equal(p.html, "", `${id}: text only`);
+      }
     });
   });
 

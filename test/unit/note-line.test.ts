@@ -3,7 +3,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { Lexer } from "marked";
-import { noteLine, noteLineOfTokens } from "../../common/note-line.ts";
+import { noteLine, noteLineOfTokens, noteTextOfTokens } from "../../common/note-line.ts";
 
 const first = (cases: Array<[string, string | null]>): void => {
   for (const [markdown, line] of cases) assert.equal(noteLine(markdown), line, JSON.stringify(markdown));
@@ -56,5 +56,30 @@ describe("noteLine on blocks", () => {
     for (const note of ["# Plan\nbody", "```\nx\n```\n| a | b |", "<!-- c -->\n\n*em* text"]) {
       assert.equal(noteLineOfTokens(Lexer.lex(note, { gfm: true })), noteLine(note), JSON.stringify(note));
     }
+  });
+});
+
+describe("noteTextOfTokens: a note as plain text before it is drawn (issue 21)", () => {
+  const text = (markdown: string): string => noteTextOfTokens(Lexer.lex(markdown, { gfm: true }));
+
+  test("one line per readable line: headings, paragraphs, list items, table rows, quotes", () => {
+    assert.equal(
+      text(
+        "# Release\n\nFirst **bold** line\nsecond line\n\n- [x] lint `src/a.ts`\n- see [the board](https://b.example)\n\n> quoted\n\n| A | B |\n|--|--|\n| 1 | 2 |",
+      ),
+      "Release\nFirst bold line\nsecond line\nlint src/a.ts\nsee the board\nquoted\nA · B\n1 · 2",
+    );
+  });
+
+  test("code blocks keep their lines as text; blank lines and rules are dropped", () => {
+    assert.equal(text("Run:\n\n```sh\nnpm test\n\nnpm run build\n```\n\n---\n\nDone"), "Run:\nnpm test\nnpm run build\nDone");
+  });
+
+  test("terminal controls and invisible characters never reach the text", () => {
+    assert.equal(text("ok \u001b[31mred\u001b[0m\n\n```\nbell\u0007 here\n```"), "ok red\nbell here");
+  });
+
+  test("nothing readable is the empty string", () => {
+    assert.equal(text("***\n\n<!-- only a comment -->"), "");
   });
 });

@@ -18,6 +18,11 @@ export const RECENT_FINISHED_MS = 60 * 60_000;
 export const IDLE_MS = 24 * 60 * 60_000;
 /** An open group renders this many cards at a time. */
 export const GROUP_PAGE = 25;
+/**
+ * Cards at the top of a list drawn whole at once (more than a popover or dashboard screen holds);
+ * the rest start as shells (lib/card-drawing.ts).
+ */
+export const WHOLE_AT_ONCE = 12;
 
 export type CardGroup = {
   id: GroupId;

@@ -31,6 +31,14 @@ export type GatewayView = {
 type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 
 const RELOAD_RETRY_MS = 2000;
+/**
+ * P6: changes applied the moment they arrive, per frame; more in the same frame wait for the next one
+ * and apply together. A put brings two or three changes (its card, its session row): shown at once.
+ * Start-up brings hundreds of cards a second: one page update per frame instead of one per change.
+ */
+export const CHANGES_APPLIED_AT_ONCE = 8;
+/** The next frame, or this long at most (a hidden page gets no frames but must keep its state). */
+const FRAME_WAIT_MS = 100;
 /** How long an ended needs-you entry stays on the page with its outcome. */
 export const RESOLVED_SHOWN_MS = 20_000;
 
@@ -58,6 +66,10 @@ export class DeskState {
   #expansionVersion = $state(0);
 
   #buffering = true;
+  /** Changes that arrived after this frame's share; applied together on the next frame. */
+  #queued: DeskChange[] = [];
+  #appliedThisFrame = 0;
+  #frame: { cancel(): void } | null = null;
   #loading: Promise<void> | null = null;
   #again = false;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -101,7 +113,7 @@ export class DeskState {
   /** Subscribe and load; returns a stop function. */
   start(): () => void {
     this.#unsubscribe.push(
-      this.api.onChange((c) => this.#onChange(c)),
+      this.api.onChange((c) => this.#receive(c)),
       this.api.onSettings((s) => this.#setSettings(s)),
       this.expansion.subscribe(() => {
         this.#expansionVersion += 1;
@@ -111,6 +123,8 @@ export class DeskState {
     return () => {
       for (const off of this.#unsubscribe.splice(0)) off();
       if (this.#retryTimer) clearTimeout(this.#retryTimer);
+      this.#frame?.cancel();
+      this.#queued = [];
       for (const t of this.#resolvedTimers) clearTimeout(t);
       this.#resolvedTimers.clear();
     };
@@ -238,6 +252,8 @@ export class DeskState {
   }
 
   #applySnapshot(snap: DeskSnapshot): void {
+    // Everything still queued arrived before this reply (the bridge keeps order): the snapshot has it.
+    this.#queued = [];
     // eslint-disable-next-line svelte/prefer-svelte-reactivity -- local, never rendered
     const known = new Set(snap.gateways.map((g) => g.id));
     for (const g of this.#snapshotGateways) if (!known.has(g.id)) this.expansion.forgetGateway(g.id);
@@ -275,6 +291,39 @@ export class DeskState {
       this.resolvedNeeds = this.resolvedNeeds.filter((r) => r !== record);
     }, RESOLVED_SHOWN_MS);
     this.#resolvedTimers.add(timer);
+  }
+
+  #receive(change: DeskChange): void {
+    if (this.#queued.length === 0 && this.#appliedThisFrame < CHANGES_APPLIED_AT_ONCE) {
+      this.#appliedThisFrame += 1;
+      this.#onChange(change);
+    } else this.#queued.push(change);
+    this.#frame ??= this.#nextFrame();
+  }
+
+  #nextFrame(): { cancel(): void } {
+    let raf = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      cancelAnimationFrame(raf);
+      this.#frame = null;
+      this.#appliedThisFrame = 0;
+      const queued = this.#queued;
+      if (queued.length === 0) return;
+      this.#queued = [];
+      this.#appliedThisFrame = CHANGES_APPLIED_AT_ONCE; // this frame's share is taken by the batch
+      for (const c of queued) this.#onChange(c);
+      this.#frame = this.#nextFrame();
+    };
+    const timer = setTimeout(done, FRAME_WAIT_MS);
+    raf = requestAnimationFrame(done);
+    return {
+      cancel: () => {
+        clearTimeout(timer);
+        cancelAnimationFrame(raf);
+        this.#frame = null;
+      },
+    };
   }
 
   #onChange(change: DeskChange): void {

@@ -1,0 +1,205 @@
+// P5, P6 (issue 21), long lists drawn light: the first cards of a list are drawn whole, the rest start as
+// shells (renderer/components/card/CardShell.svelte) that are drawn whole as they near the screen.
+// What a person, a screen reader or the browser's find reaches must not change, nothing may jump
+// under the eyes, and a burst of changes must cost a few page updates, not one each. The built
+// pages in real Chromium on a FAKE desk (test/browser/fake-desk.ts): 300 cards with realistic
+// notes exist without 300 sessions on a Gateway. Needs `npm run build`.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
+import type { DeskChange, Step } from "../../common/model.ts";
+import { realisticNote } from "../../bench/realistic-note.ts";
+import { WHOLE_AT_ONCE } from "../../renderer/lib/card-groups.ts";
+import { chromiumAvailable } from "./chromium.ts";
+import { FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, type FakeCard } from "./fake-desk.ts";
+import { pageSuite } from "./page-suite.ts";
+
+// Callbacks below run inside the page; the Node-side program has no DOM types.
+declare const document: any;
+declare const PerformanceObserver: any;
+declare const MutationObserver: any;
+declare const MessageChannel: any;
+declare const requestAnimationFrame: (f: () => void) => void;
+
+const chromium = chromiumAvailable();
+const WAIT = { timeout: 20_000 };
+const COUNT = 300;
+const steps = (...s: Step["status"][]): Step[] => s.map((status, i) => ({ step: `Step ${i + 1}`, status }));
+
+/** 300 running cards, each with its own 1–2 KB note (a list, a table, code, links). */
+function cards(): FakeCard[] {
+  const now = Date.now();
+  return Array.from({ length: COUNT }, (_, i) => ({
+    sessionKey: `agent:main:dashboard:long-${i}`,
+    title: `Long list task ${i}`,
+    updatedAt: now - i * 1000,
+    steps: steps("completed", i % 2 ? "in_progress" : "pending", "pending"),
+    markdown: realisticNote(i),
+    running: true,
+  }));
+}
+
+/** A sentence of card i's note that the Markdown keeps as one text run (the first paragraph's plain part). */
+const noteWords = (i: number): string => `changes for card ${i};`;
+
+type Where = "popover" | "dashboard";
+
+describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", { skip: chromium.ok ? false : chromium.reason }, () => {
+  const pages = pageSuite();
+
+  async function open(where: Where, data = cards()): Promise<{ page: Page; errors: string[] }> {
+    const width = where === "popover" ? 400 : 1200;
+    const context = await pages.newContext({ viewport: { width, height: 900 }, reducedMotion: "reduce" });
+    const pinned = where === "dashboard" ? data.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) : [];
+    await installFake(context, fakeSnapshot(data), fakeSettings({ pinned, collapseByDefault: false }));
+    // Every layout shift from the first paint on, for the layout-shift check.
+    await context.addInitScript(() => {
+      const w = globalThis as unknown as { __shifts: { value: number; at: number }[] };
+      w.__shifts = [];
+      new PerformanceObserver((list: any) => {
+        for (const e of list.getEntries()) if (!e.hadRecentInput) w.__shifts.push({ value: e.value, at: e.startTime });
+      }).observe({ type: "layout-shift", buffered: true });
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`${pages.origin}/${where}.html`);
+    await page.waitForFunction((n: number) => document.querySelectorAll("article.card").length >= n, data.length, WAIT);
+    return { page, errors };
+  }
+
+  /** Every name and text the accessibility tree holds, as the browser exposes it to a screen reader. */
+  async function accessibleText(page: Page): Promise<string> {
+    const cdp = await page.context().newCDPSession(page);
+    try {
+      const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as { nodes: { ignored?: boolean; name?: { value?: unknown } }[] };
+      return nodes
+        .filter((n) => !n.ignored)
+        .map((n) => String(n.name?.value ?? ""))
+        .join("\n");
+    } finally {
+      await cdp.detach();
+    }
+  }
+
+  /** Scrolls the page's list from top to bottom a screen at a time, a frame or two per step. */
+  async function scrollThrough(page: Page): Promise<void> {
+    await page.evaluate(async () => {
+      const frame = () => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+      const scroller = document.scrollingElement;
+      const lists = [scroller, ...document.querySelectorAll("main, .list, .board, [data-scroll]")];
+      const target = lists.find((e: any) => e && e.scrollHeight > e.clientHeight + 10) ?? scroller;
+      for (let y = 0; y < target.scrollHeight; y += target.clientHeight * 0.8) {
+        target.scrollTop = y;
+        await frame();
+      }
+      target.scrollTop = target.scrollHeight;
+      await frame();
+    });
+  }
+
+  const shells = (page: Page) => page.locator("article.card.shell").count();
+  const layoutShift = (page: Page) =>
+    page.evaluate(() => (globalThis as unknown as { __shifts: { value: number }[] }).__shifts.reduce((s, e) => s + e.value, 0));
+
+  for (const where of ["popover", "dashboard"] as const) {
+    test(`${where}: every card's title and note text are in the accessibility tree at start-up, shells included`, async () => {
+      const { page, errors } = await open(where);
+      // The list is long enough that most cards start as shells: this is what the test is about.
+      assert.ok((await shells(page)) >= COUNT - 2 * WHOLE_AT_ONCE, `most cards start light, got ${await shells(page)} shells`);
+      const text = await accessibleText(page);
+      const missing: string[] = [];
+      for (let i = 0; i < COUNT; i++) {
+        if (!text.includes(`Long list task ${i}`)) missing.push(`title ${i}`);
+        if (!text.includes(noteWords(i))) missing.push(`note ${i}`);
+      }
+      assert.deepEqual(missing, [], "every card's title and note text reach a screen reader");
+      // And the browser's find reaches them: the text is in the page, not drawn later.
+      const inPage = await page.evaluate(() => document.body.innerText as string);
+      assert.ok(inPage.includes(noteWords(COUNT - 1)), "the last card's note is findable text");
+      assert.deepEqual(errors, []);
+    });
+
+    test(`${where}: nothing jumps while the page loads and while scrolling through every card`, async () => {
+      const { page, errors } = await open(where);
+      await scrollThrough(page);
+      // Scrolling drew the shells whole as they came near the screen.
+      assert.ok((await shells(page)) < COUNT - 2 * WHOLE_AT_ONCE, "shells near the scrolled path were drawn whole");
+      const shift = await layoutShift(page);
+      assert.ok(shift < 0.01, `cumulative layout shift ${shift.toFixed(4)} (a card's height jumped when it was drawn whole)`);
+      assert.deepEqual(errors, []);
+    });
+  }
+
+  test("popover: focus reaching a shell's title moves to the same title of the card drawn whole", async () => {
+    const { page } = await open("popover");
+    const key = `agent:main:dashboard:long-${COUNT - 1}`;
+    const card = page.locator(`[data-card-key="${FAKE_GW} ${key} "] article.card`);
+    assert.equal(await card.evaluate((e: any) => e.classList.contains("shell")), true, "the last card starts as a shell");
+    await card.locator(".toggle").focus();
+    await page.waitForFunction(
+      (k: string) => {
+        const el = document.activeElement;
+        const art = el?.closest("article.card");
+        return !!art && !art.classList.contains("shell") && el.classList.contains("toggle") && art.closest(`[data-card-key="${k}"]`);
+      },
+      `${FAKE_GW} ${key} `,
+      WAIT,
+    );
+    // The whole card's controls are there now, next to the focused title.
+    assert.ok((await card.locator("button").count()) > 1, "the whole card has its controls");
+  });
+
+  test("popover: sixty changes arriving one task apart cost a handful of page updates, and every one shows", async () => {
+    const data = cards().slice(0, 60);
+    const { page } = await open("popover", data);
+    const changes: DeskChange[] = data.map((c, i) => ({
+      type: "card",
+      gatewayId: FAKE_GW,
+      entry: fakeEntry({ ...c, revision: 2, markdown: `Updated note ${i}` }),
+    }));
+    const updates = await page.evaluate(async (all: unknown[]) => {
+      let callbacks = 0;
+      const mo = new MutationObserver(() => (callbacks += 1));
+      mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+      // Each change in its own task, as the bridge's messages arrive during start-up (a message
+      // channel: setTimeout would space them 4 ms apart).
+      const channel = new MessageChannel();
+      let next = 0;
+      await new Promise<void>((done) => {
+        channel.port1.onmessage = () => {
+          fake.emit(all[next++]);
+          if (next < all.length) channel.port2.postMessage(null);
+          else done();
+        };
+        channel.port2.postMessage(null);
+      });
+      channel.port1.close();
+      await new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+      await new Promise<void>((r) => setTimeout(r, 150));
+      mo.disconnect();
+      return callbacks;
+    }, changes as unknown[]);
+    for (let i = 0; i < 60; i += 7) await page.getByText(`Updated note ${i}`, { exact: true }).first().waitFor(WAIT);
+    assert.ok(updates <= 20, `${updates} page updates for 60 changes (one a change would be 60)`);
+  });
+
+  test("popover: a single change shows without waiting for a frame (a put is not delayed)", async () => {
+    const data = cards().slice(0, 20);
+    const { page } = await open("popover", data);
+    const change: DeskChange = {
+      type: "card",
+      gatewayId: FAKE_GW,
+      entry: fakeEntry({ ...data[3]!, revision: 2, markdown: "Only change" }),
+    };
+    const shownSynchronously = await page.evaluate(async (c: unknown) => {
+      const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+      fake.emit(c);
+      // Svelte flushes in a microtask: by the next task the note is in the DOM, before any frame.
+      await new Promise<void>((r) => setTimeout(r, 0));
+      return document.body.textContent.includes("Only change");
+    }, change as unknown);
+    assert.equal(shownSynchronously, true);
+  });
+});

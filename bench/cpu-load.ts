@@ -128,7 +128,7 @@ export async function startCpuLoad(maxSeconds = DEFAULT_MAX_SECONDS): Promise<Cp
   try {
     const { bytes } = await started.promise;
     return {
-      description: `one core busy: a separate Node process building ${(bytes / 1024).toFixed(1)} KB reply-shaped objects (6 sessions with a progress card and a 1–2 KB note each) and running JSON.stringify + JSON.parse on them in a loop without pause`,
+      description: `one core kept busy by a separate Node process building ${(bytes / 1024).toFixed(1)} KB reply-shaped objects (6 sessions with a progress card and a 1–2 KB note each) and running JSON.stringify + JSON.parse on them in a loop without pause`,
       stop,
     };
   } catch (err) {

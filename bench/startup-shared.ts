@@ -228,7 +228,7 @@ export async function timeBareClients(filled: Filled[], timeoutMs: number, notes
       seen: done.reduce((n, d) => n + d.cards, 0),
       rssMb: null,
       heapMb: null,
-      note: done.map((d) => `${d.sessions} sessions in ${d.pages} pages`).join("; "),
+      note: done.map((d) => `${d.sessions} sessions in ${d.pages} page${d.pages === 1 ? "" : "s"}`).join("; "),
     };
   } finally {
     await Promise.all(procs.map((p) => p.stop()));

@@ -277,7 +277,7 @@ function section(
       ". RSS is read from `/proc` (Linux only); no GC is forced in the CLI or host, so RSS growth is an upper bound of what the cards retain. " +
       "The page's heap is read after a forced GC (CDP `HeapProfiler.collectGarbage`, then `Runtime.getHeapUsage`); its no-card figure is the same page on the same Gateway with the sessions made but no card put and nothing pinned, showing its empty state with the Gateway connected.",
     "",
-    `Method. ${SESSIONS} sessions created with \`sessions.create\` (${ms(setup.sessionsS, 1)} s) and ${CARDS} cards put with \`progressCard.put\` on every ${Math.round(SESSIONS / CARDS)}th or so of them, ` +
+    `Method. ${SESSIONS} sessions created with \`sessions.create\` (${ms(setup.sessionsS, 1)} s) and ${CARDS} cards put with \`progressCard.put\` on one session in ${Math.round(SESSIONS / CARDS)} or so, ` +
       `from the oldest to the newest, through the Gateway before anything is timed (${SETUP_METHOD}): first with one-line notes (${ms(setup.cardsS["one-line"], 1)} s), ` +
       `then the same cards put again with realistic 1–2 KB notes (\`bench/realistic-note.ts\`: lists, a table, code, links; each note differs; ${ms(setup.cardsS.realistic, 1)} s). ` +
       `Every card is pinned to the dashboard: ${setup.pinned} in Settings.pinned (its cap is ${PINNED_MAX}), the other ${setup.widgets} as \`session:progress\` widgets on ${setup.boards} boards of card-less sessions (\`board.widget.put\`). ` +

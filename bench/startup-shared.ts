@@ -78,6 +78,21 @@ export function rotated<T>(sides: T[], r: number): T[] {
   return [...sides.slice(k), ...sides.slice(0, k)];
 }
 
+/**
+ * Up to `rounds` rounds, each begun only while the longest so far still fits before `deadline` (the
+ * first always runs): a slow machine gets fewer rounds and still a figure, not a hard stop. Returns how many ran.
+ */
+export async function roundsWithin(rounds: number, deadline: number, round: (r: number) => Promise<void>): Promise<number> {
+  let longest = 0;
+  for (let r = 0; r < rounds; r++) {
+    if (r > 0 && performance.now() + longest > deadline) return r;
+    const t = performance.now();
+    await round(r);
+    longest = Math.max(longest, performance.now() - t);
+  }
+  return rounds;
+}
+
 async function withSetupClients<T>(gw: HostedGateway, fn: (clients: BareClient[]) => Promise<T>): Promise<T> {
   const clients: BareClient[] = [];
   try {

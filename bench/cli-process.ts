@@ -1,5 +1,5 @@
 // The built `progress-desk` command (or another script) as a child process for the benchmarks: spawned
-// with its own data folder and the token on stdin, every stdout line timestamped the moment it arrives.
+// with its own data folder (fresh, or prepared by the caller) and the token on stdin, every stdout line timestamped the moment it arrives.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -25,9 +25,19 @@ export type Spawned = {
   stop(): Promise<void>;
 };
 
-/** Spawns `node <script> ...args`, writes `token` to its stdin and closes it. */
-export function spawnWithToken(script: string, args: string[], token: string): Spawned {
-  const home = mkdtempSync(path.join(os.tmpdir(), "pd-bench-home-"));
+export type SpawnOptions = {
+  /** A data folder the caller prepared (settings, credentials); removed on stop like a fresh one. */
+  home?: string;
+};
+
+/** A fresh, empty data folder for one child (what spawnWithToken uses unless given one). */
+export function freshDataFolder(): string {
+  return mkdtempSync(path.join(os.tmpdir(), "pd-bench-home-"));
+}
+
+/** Spawns `node <script> ...args`, writes `token` (if any) to its stdin and closes it. */
+export function spawnWithToken(script: string, args: string[], token: string | null, opts: SpawnOptions = {}): Spawned {
+  const home = opts.home ?? freshDataFolder();
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [script, ...args], {
     stdio: ["pipe", "pipe", "inherit"],
@@ -36,7 +46,7 @@ export function spawnWithToken(script: string, args: string[], token: string): S
   live.add(child);
   child.once("exit", () => live.delete(child));
   child.stdin!.on("error", () => {}); // a child that exits early closes its stdin
-  child.stdin!.end(token + "\n");
+  child.stdin!.end(token === null ? "" : token + "\n");
   const out: Spawned = {
     child,
     spawnedAt,
@@ -68,9 +78,13 @@ export function spawnWithToken(script: string, args: string[], token: string): S
   return out;
 }
 
-/** `progress-desk <args> --url <url> --token-file -`. */
-export function spawnCli(args: string[], gw: { url: string; token: string }): Spawned {
-  return spawnWithToken(CLI, [...args, "--url", gw.url, "--token-file", "-"], gw.token);
+/**
+ * `progress-desk <args> --url <url> --token-file -`; with no Gateway, `progress-desk <args>` alone, which
+ * uses the Gateways saved in the data folder (`opts.home`, see startup-shared.ts prepareDataFolder).
+ */
+export function spawnCli(args: string[], gw: { url: string; token: string } | null, opts: SpawnOptions = {}): Spawned {
+  if (!gw) return spawnWithToken(CLI, args, null, opts);
+  return spawnWithToken(CLI, [...args, "--url", gw.url, "--token-file", "-"], gw.token, opts);
 }
 
 export function procRssMb(pid: number | undefined): number | null {

@@ -2,9 +2,13 @@
 // through Playwright (to catch foreign requests), which adds a round trip per file loaded.
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
-/** A popover-sized page in a fresh context, loaded from `url` with no request interception. */
-export async function openPlainPage(browser: Browser, url: string): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await browser.newContext({ viewport: { width: 400, height: 900 }, reducedMotion: "reduce" });
+/** A page in a fresh context (popover-sized unless told), loaded from `url` with no request interception. */
+export async function openPlainPage(
+  browser: Browser,
+  url: string,
+  viewport: { width: number; height: number } = { width: 400, height: 900 },
+): Promise<{ page: Page; context: BrowserContext }> {
+  const context = await browser.newContext({ viewport, reducedMotion: "reduce" });
   const page = await context.newPage();
   await page.goto(url);
   return { page, context };

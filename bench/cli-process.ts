@@ -25,9 +25,13 @@ export type Spawned = {
   stop(): Promise<void>;
 };
 
-/** Spawns `node <script> ...args`, writes `token` to its stdin and closes it. */
-export function spawnWithToken(script: string, args: string[], token: string): Spawned {
+/**
+ * Spawns `node <script> ...args`, writes `token` to its stdin and closes it. `prepareHome` fills the
+ * fresh data folder first (e.g. a settings file the process should start with).
+ */
+export function spawnWithToken(script: string, args: string[], token: string, prepareHome?: (home: string) => void): Spawned {
   const home = mkdtempSync(path.join(os.tmpdir(), "pd-bench-home-"));
+  prepareHome?.(home);
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [script, ...args], {
     stdio: ["pipe", "pipe", "inherit"],
@@ -69,8 +73,8 @@ export function spawnWithToken(script: string, args: string[], token: string): S
 }
 
 /** `progress-desk <args> --url <url> --token-file -`. */
-export function spawnCli(args: string[], gw: { url: string; token: string }): Spawned {
-  return spawnWithToken(CLI, [...args, "--url", gw.url, "--token-file", "-"], gw.token);
+export function spawnCli(args: string[], gw: { url: string; token: string }, prepareHome?: (home: string) => void): Spawned {
+  return spawnWithToken(CLI, [...args, "--url", gw.url, "--token-file", "-"], gw.token, prepareHome);
 }
 
 export function procRssMb(pid: number | undefined): number | null {

@@ -79,6 +79,8 @@ type Pass = {
 type SurfaceResult = {
   surface: Surface;
   cards: { ours: number; static: number };
+  /** Characters of text in the body (the twin drops scripts only, so both should match). */
+  text: { ours: number; static: number };
   twinBytes: number;
   /** The frame interval with nothing scrolling (median of both pages' idle rAF loops). */
   idleMs: number;
@@ -330,10 +332,15 @@ async function measureSurface(
       ours: await ours.page.evaluate(cardCount, surface.cardSelector),
       static: await twin.page.evaluate(cardCount, surface.cardSelector),
     };
+    // The same content on both sides: the twin's text must be the page's, character for character.
+    const textLength = (page: Page) => page.evaluate(() => String(document.body?.textContent ?? "").length);
+    const text = { ours: await textLength(ours.page), static: await textLength(twin.page) };
     const pages: Record<Side, Page> = { ours: ours.page, static: twin.page };
     for (const side of ["ours", "static"] as const) {
       const s = await pages[side].evaluate(markScroller);
-      console.log(`  ${surface.name} ${side}: scrolls ${s.which}, ${s.scrollHeight} px (${counts[side]} cards)`);
+      console.log(
+        `  ${surface.name} ${side}: scrolls ${s.which}, ${s.scrollHeight} px (${counts[side]} cards, ${text[side]} characters of text)`,
+      );
     }
     const idle: number[] = [];
     for (const side of ["ours", "static"] as const) {
@@ -375,7 +382,7 @@ async function measureSurface(
     }
     // Both sides by the same passes: an unpaired last pass (time ran out between the two) is left out.
     const paired = passes.filter((p) => passes.some((q) => q.pass === p.pass && q.side !== p.side));
-    return { surface, cards: counts, twinBytes: Buffer.byteLength(html), idleMs: median(idle), passes: paired, loadSeconds };
+    return { surface, cards: counts, text, twinBytes: Buffer.byteLength(html), idleMs: median(idle), passes: paired, loadSeconds };
   } finally {
     await ours?.context.close().catch(() => {});
     await twin?.context.close().catch(() => {});
@@ -517,7 +524,7 @@ function section(
   );
   const perSurface = results.map(
     (r) =>
-      `${r.surface.name}: ${r.cards.ours} cards in our page, ${r.cards.static} in the twin (${ms(r.twinBytes / 1e6, 1)} MB of HTML), ` +
+      `${r.surface.name}: ${r.cards.ours} cards in our page, ${r.cards.static} in the twin (${ms(r.twinBytes / 1e6, 1)} MB of HTML; ${r.text.ours} vs ${r.text.static} characters of text), ` +
       `all in the DOM and the DOM quiet ${ms(r.loadSeconds, 1)} s after the page was opened; idle frame interval ${ms(r.idleMs, 2)} ms`,
   );
   const lines = [

@@ -434,8 +434,10 @@ function targetRows(results: SurfaceResult[], failures: Record<string, string>):
     }
     const f = figures(r);
     const counted = r.passes.filter((p) => p.side === "ours").length;
-    const complete = counted > 0 && r.passes.every((p) => p.reachedBottom) && r.cards.ours >= CARDS && r.cards.static >= CARDS;
+    const sameText = r.text.ours === r.text.static;
+    const complete = counted > 0 && sameText && r.passes.every((p) => p.reachedBottom) && r.cards.ours >= CARDS && r.cards.static >= CARDS;
     const note =
+      (sameText ? "" : `; the twin's text differs (${r.text.static} vs ${r.text.ours} characters)`) +
       (r.passes.every((p) => p.reachedBottom) ? "" : "; a pass stopped before the bottom") +
       (counted < PASSES ? `; ${counted} of ${PASSES} passes (time ran out)` : "");
     rows.push({

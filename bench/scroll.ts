@@ -5,9 +5,9 @@
 //   2. `progress-desk host` starts on a data folder prepared so the dashboard shows every card: the first
 //      SETTINGS_PINS pinned in Settings (its cap), the rest pinned as progress widgets on Gateway boards.
 //   3. Per surface (popover 400×900, dashboard 1200×900): the page in Chromium until every card is in its
-//      DOM and the DOM is quiet; then its "static twin": the rendered DOM with scripts removed and every
-//      stylesheet inlined, served as a static file and opened in a fresh context of the same browser at the
-//      same viewport.
+//      DOM and the DOM is quiet, then one fling down it; then its "static twin": the rendered DOM with
+//      scripts removed and every stylesheet inlined, served as a static file and opened in a fresh context
+//      of the same browser at the same viewport.
 //   4. A fling from top to bottom on each page's scrolling element, a fixed number of px per animation
 //      frame, timed with the rAF timestamps; after one uncounted warm-up each, passes alternate ours/static,
 //      the side going first alternating.
@@ -324,10 +324,43 @@ async function measureSurface(
       });
     await ours.page.evaluate(domQuiet, { quietMs: QUIET_MS, limitMs: 20_000 });
     const loadSeconds = (performance.now() - t0) / 1000;
+    const pages: Partial<Record<Side, Page>> = { ours: ours.page };
+    const last: Partial<Record<Side, number>> = {};
+    const passes: Pass[] = [];
+    /** One fling on `side`, logged; pass 0 is a warm-up, not counted. */
+    const run = async (n: number, side: Side): Promise<void> => {
+      const page = pages[side]!;
+      await page.bringToFront();
+      const r = await page.evaluate(fling, { stepPx: surface.stepPx, limitMs: PASS_LIMIT_MS, maxFrames: MAX_FRAMES });
+      last[side] = r.ms + 500;
+      const sorted = [...r.intervals].sort((a, b) => a - b);
+      console.log(
+        `  ${surface.name} ${n === 0 ? "warm-up" : `pass ${n}`} ${side}: ${r.intervals.length} frames, p50 ${ms(percentile(sorted, 50), 1)} ms, ` +
+          `p95 ${ms(percentile(sorted, 95), 1)} ms, ${Math.round(r.scrolledPx)} px${r.reachedBottom ? "" : " (stopped before the bottom)"}`,
+      );
+      if (n > 0)
+        passes.push({
+          pass: n,
+          side,
+          intervals: r.intervals,
+          scrolledPx: r.scrolledPx,
+          scrollHeight: r.scrollHeight,
+          reachedBottom: r.reachedBottom,
+          seconds: r.ms / 1000,
+        });
+    };
+    // A warm-up fling each (not counted), so one-time costs the browser shares across pages (font and
+    // glyph caches, the first layout of every card) do not fall on whichever side happens to go first.
+    // Ours goes before the twin is taken: a card the page draws only once it nears the screen is then
+    // in the twin as drawn, so the twin holds all of the content.
+    const scroller = await ours.page.evaluate(markScroller);
+    await run(0, "ours");
+    await ours.page.evaluate(domQuiet, { quietMs: 500, limitMs: 10_000 });
     const html = await ours.page.evaluate(staticTwin);
     server = await startStaticServer({ "/": { type: "text/html; charset=utf-8", body: html } });
     twin = await newPageAt(browser, surface.width);
     await twin.page.goto(server.origin + "/", { timeout: 60_000 });
+    pages.static = twin.page;
     const counts = {
       ours: await ours.page.evaluate(cardCount, surface.cardSelector),
       static: await twin.page.evaluate(cardCount, surface.cardSelector),
@@ -335,50 +368,27 @@ async function measureSurface(
     // The same content on both sides: the twin's text must be the page's, character for character.
     const textLength = (page: Page) => page.evaluate(() => String(document.body?.textContent ?? "").length);
     const text = { ours: await textLength(ours.page), static: await textLength(twin.page) };
-    const pages: Record<Side, Page> = { ours: ours.page, static: twin.page };
-    for (const side of ["ours", "static"] as const) {
-      const s = await pages[side].evaluate(markScroller);
+    const twinScroller = await twin.page.evaluate(markScroller);
+    for (const [side, sc] of [
+      ["ours", scroller],
+      ["static", twinScroller],
+    ] as const)
       console.log(
-        `  ${surface.name} ${side}: scrolls ${s.which}, ${s.scrollHeight} px (${counts[side]} cards, ${text[side]} characters of text)`,
+        `  ${surface.name} ${side}: scrolls ${sc.which}, ${sc.scrollHeight} px (${counts[side]} cards, ${text[side]} characters of text)`,
       );
-    }
+    await run(0, "static");
     const idle: number[] = [];
     for (const side of ["ours", "static"] as const) {
-      await pages[side].bringToFront();
-      idle.push(...(await pages[side].evaluate(idleIntervals, IDLE_FRAMES)));
+      await pages[side]!.bringToFront();
+      idle.push(...(await pages[side]!.evaluate(idleIntervals, IDLE_FRAMES)));
     }
-    const passes: Pass[] = [];
-    const last: Partial<Record<Side, number>> = {};
-    // A warm-up fling each (not counted), so one-time costs the browser shares across pages (font and
-    // glyph caches, the first layout of every card) do not fall on whichever side happens to go first.
-    const plan: { pass: number; side: Side }[] = [
-      { pass: 0, side: "static" },
-      { pass: 0, side: "ours" },
-      ...Array.from({ length: PASSES }, (_, i) =>
-        (i % 2 === 0 ? (["ours", "static"] as const) : (["static", "ours"] as const)).map((side) => ({ pass: i + 1, side })),
-      ).flat(),
-    ];
+    const plan: { pass: number; side: Side }[] = Array.from({ length: PASSES }, (_, i) =>
+      (i % 2 === 0 ? (["ours", "static"] as const) : (["static", "ours"] as const)).map((side) => ({ pass: i + 1, side })),
+    ).flat();
     for (const { pass: n, side } of plan) {
-      // Out of time: stop before a pass that would not end in time (the last one of each side told how long one takes).
-      if (n > 0 && performance.now() + (last[side] ?? PASS_LIMIT_MS) * 1.2 > deadline) break;
-      await pages[side].bringToFront();
-      const r = await pages[side].evaluate(fling, { stepPx: surface.stepPx, limitMs: PASS_LIMIT_MS, maxFrames: MAX_FRAMES });
-      last[side] = r.ms + 500;
-      const sorted = [...r.intervals].sort((a, b) => a - b);
-      console.log(
-        `  ${surface.name} ${n === 0 ? "warm-up" : `pass ${n}`} ${side}: ${r.intervals.length} frames, p50 ${ms(percentile(sorted, 50), 1)} ms, ` +
-          `p95 ${ms(percentile(sorted, 95), 1)} ms, ${Math.round(r.scrolledPx)} px${r.reachedBottom ? "" : " (stopped before the bottom)"}`,
-      );
-      if (n === 0) continue;
-      passes.push({
-        pass: n,
-        side,
-        intervals: r.intervals,
-        scrolledPx: r.scrolledPx,
-        scrollHeight: r.scrollHeight,
-        reachedBottom: r.reachedBottom,
-        seconds: r.ms / 1000,
-      });
+      // Out of time: stop before a pass that would not end in time (the side's last fling told how long one takes).
+      if (performance.now() + (last[side] ?? PASS_LIMIT_MS) * 1.2 > deadline) break;
+      await run(n, side);
     }
     // Both sides by the same passes: an unpaired last pass (time ran out between the two) is left out.
     const paired = passes.filter((p) => passes.some((q) => q.pass === p.pass && q.side !== p.side));
@@ -557,15 +567,15 @@ function section(
       `All of it through the Gateway before anything is timed (${ms(setup.setupS, 1)} s). ` +
       "`progress-desk host` (the built CLI) serves both pages; each page is opened in a fresh context (popover 400×900, dashboard 1200×900, reduced motion) and waited on " +
       `until every card is in its DOM and no DOM mutation happened for ${QUIET_MS / 1000} s. ` +
-      "Its **static twin** is then the page's rendered DOM with every script, stylesheet link and `<style>` removed and the rules of every stylesheet inlined in one `<style>` " +
+      "After one uncounted fling down the page (so a card drawn only as it nears the screen is drawn), its **static twin** is the page's rendered DOM with every script, stylesheet link and `<style>` removed and the rules of every stylesheet inlined in one `<style>` " +
       "(the same cascade, no script), served by a static loopback server and opened in a fresh context of the same browser at the same viewport. " +
       `Each pass is a fling from the top to the bottom of the page's scrolling element: \`scrollTop\` moves ${SURFACES.map((s) => `${s.stepPx} px (${s.name})`).join(" / ")} in every ` +
       "`requestAnimationFrame` callback, and the frame times are the intervals between consecutive rAF timestamps, so they include whatever style, layout, paint and script work " +
-      `each frame costs on the page's main thread. One uncounted warm-up fling per side, then ${PASSES} passes per side and surface, alternating ours and static with the side going first alternating. ` +
+      `each frame costs on the page's main thread. That fling and one on the twin are warm-ups, not counted; then ${PASSES} passes per side and surface, alternating ours and static with the side going first alternating. ` +
       `A frame is **dropped** when its interval exceeds ${DROPPED_FACTOR}× the idle frame interval (the median of ${IDLE_FRAMES} rAF intervals on each page with nothing scrolling). ` +
       "rAF timestamps fall on frame boundaries, so frame times come in steps of the frame interval and a p95 moves by whole steps; the mean (pass time over frames) is the finer view. " +
       "Figures pool every pass of a side; the dropped-frame ratio adds 1 on both sides so a static twin with none still gives a finite ratio. " +
-      "Whatever the page does to keep off-screen cards light is measured as it is; the twin copies the DOM as it was when captured.",
+      "Whatever the page does to keep off-screen cards light is measured as it is; the twin copies the DOM as it was after that first fling, and its text must equal the page's (else the rows are a MISS).",
     END,
   ];
   return lines.join("\n");

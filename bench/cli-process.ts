@@ -31,7 +31,12 @@ export type Spawned = {
  */
 export function spawnWithToken(script: string, args: string[], token: string, prepareHome?: (home: string) => void): Spawned {
   const home = mkdtempSync(path.join(os.tmpdir(), "pd-bench-home-"));
-  prepareHome?.(home);
+  try {
+    prepareHome?.(home);
+  } catch (err) {
+    rmSync(home, { recursive: true, force: true });
+    throw err;
+  }
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [script, ...args], {
     stdio: ["pipe", "pipe", "inherit"],

@@ -307,6 +307,8 @@ async function measureSurface(
   let server: StaticServer | null = null;
   try {
     const t0 = performance.now();
+    // Never past the surface's deadline, which leaves time for the figures to be written.
+    const loadTimeout = Math.max(10_000, Math.min(LOAD_TIMEOUT_MS, deadline - t0 - 30_000));
     ours = await newPageAt(browser, surface.width);
     await ours.page.goto(url.href);
     await ours.page
@@ -314,13 +316,13 @@ async function measureSurface(
         cardsAtLeast,
         { selector: surface.cardSelector, want: cards },
         {
-          timeout: LOAD_TIMEOUT_MS,
+          timeout: loadTimeout,
           polling: 500,
         },
       )
       .catch(async () => {
         const seen = await ours!.page.evaluate(cardCount, surface.cardSelector);
-        throw new Error(`${surface.name}: only ${seen} of ${cards} cards in the DOM after ${LOAD_TIMEOUT_MS / 1000} s`);
+        throw new Error(`${surface.name}: only ${seen} of ${cards} cards in the DOM after ${(loadTimeout / 1000).toFixed(0)} s`);
       });
     await ours.page.evaluate(domQuiet, { quietMs: QUIET_MS, limitMs: 20_000 });
     const loadSeconds = (performance.now() - t0) / 1000;

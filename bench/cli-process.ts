@@ -28,6 +28,8 @@ export type Spawned = {
 export type SpawnOptions = {
   /** A data folder the caller prepared (settings, credentials); removed on stop like a fresh one. */
   home?: string;
+  /** Fills the data folder before the process starts (e.g. a settings file); a failure removes it. */
+  prepareHome?: (home: string) => void;
 };
 
 /** A fresh, empty data folder for one child (what spawnWithToken uses unless given one). */
@@ -38,6 +40,12 @@ export function freshDataFolder(): string {
 /** Spawns `node <script> ...args`, writes `token` (if any) to its stdin and closes it. */
 export function spawnWithToken(script: string, args: string[], token: string | null, opts: SpawnOptions = {}): Spawned {
   const home = opts.home ?? freshDataFolder();
+  try {
+    opts.prepareHome?.(home);
+  } catch (err) {
+    rmSync(home, { recursive: true, force: true });
+    throw err;
+  }
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [script, ...args], {
     stdio: ["pipe", "pipe", "inherit"],

@@ -8,7 +8,8 @@ import { DeskError, ERROR_CODES, isDeskError } from "../../common/errors.ts";
 import type { ProgressDesk } from "./desk.ts";
 import type { GatewayConfig } from "./desk-gateway.ts";
 import { diagnosticsText } from "./diagnostics.ts";
-import type { NeedAnswer, NeedRef } from "../../common/model.ts";
+import type { DeskChange, NeedAnswer, NeedRef } from "../../common/model.ts";
+import { pageChangeFilter } from "./page-changes.ts";
 import { cardSessionLink, needPageLink } from "../../common/session-link.ts";
 import { discoveredGateway, type Discovered } from "./discovery.ts";
 import { silentLogger, type Logger } from "./logger.ts";
@@ -88,6 +89,23 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     return [local];
   };
   const reconfigure = (): void => desk.configure(gateways());
+  // Pages hear the desk's changes through one filter, kept from the service's start (page-changes.ts).
+  const pageListeners = new Set<(change: DeskChange) => void>();
+  const forPages = pageChangeFilter(desk.snapshot());
+  desk.subscribe((change) => {
+    if (!forPages(change)) return;
+    for (const listener of pageListeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        (opts.logger ?? silentLogger).error("a page listener failed", { error: err });
+      }
+    }
+  });
+  const subscribePages = (listener: (change: DeskChange) => void): (() => void) => {
+    pageListeners.add(listener);
+    return () => pageListeners.delete(listener);
+  };
   // Turning answering on or off for the Local Gateway reconnects it with (or without) the two scopes.
   let localAnswering = settings.view().localAnswerApprovals;
   settings.onChange((s) => {
@@ -168,7 +186,7 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     openNeed,
     call: serveContract(handlers),
     subscribe(listener) {
-      const offDesk = desk.subscribe((change) => listener({ type: "change", change }));
+      const offDesk = subscribePages((change) => listener({ type: "change", change }));
       const offSettings = settings.onChange((s) => listener({ type: "settings", settings: s }));
       return () => {
         offDesk();

@@ -33,12 +33,18 @@ type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 const RELOAD_RETRY_MS = 2000;
 /**
  * P6: changes applied the moment they arrive, per frame; more in the same frame wait for the next one
- * and apply together. A put brings two or three changes (its card, its session row): shown at once.
- * Start-up brings hundreds of cards a second: one page update per frame instead of one per change.
+ * and apply together. A put's card change comes alone (its session row, if any, a read later): shown
+ * at once. Start-up brings hundreds of cards a second: a few page updates instead of one per change.
  */
-export const CHANGES_APPLIED_AT_ONCE = 8;
+export const CHANGES_APPLIED_AT_ONCE = 2;
 /** The next frame, or this long at most (a hidden page gets no frames but must keep its state). */
 const FRAME_WAIT_MS = 100;
+/**
+ * While a burst goes on (the last wait ended with changes queued), the next batch waits this long
+ * rather than a frame: drawing the list ten times a second instead of sixty leaves the CPU to the
+ * Gateway and the core, which are what a start-up waits on (issue 21).
+ */
+export const BURST_WAIT_MS = 100;
 /** How long an ended needs-you entry stays on the page with its outcome. */
 export const RESOLVED_SHOWN_MS = 20_000;
 
@@ -298,10 +304,10 @@ export class DeskState {
       this.#appliedThisFrame += 1;
       this.#onChange(change);
     } else this.#queued.push(change);
-    this.#frame ??= this.#nextFrame();
+    this.#frame ??= this.#nextFrame(false);
   }
 
-  #nextFrame(): { cancel(): void } {
+  #nextFrame(burst: boolean): { cancel(): void } {
     let raf = 0;
     const done = (): void => {
       clearTimeout(timer);
@@ -313,10 +319,10 @@ export class DeskState {
       this.#queued = [];
       this.#appliedThisFrame = CHANGES_APPLIED_AT_ONCE; // this frame's share is taken by the batch
       for (const c of queued) this.#onChange(c);
-      this.#frame = this.#nextFrame();
+      this.#frame = this.#nextFrame(true);
     };
-    const timer = setTimeout(done, FRAME_WAIT_MS);
-    raf = requestAnimationFrame(done);
+    const timer = setTimeout(done, burst ? BURST_WAIT_MS : FRAME_WAIT_MS);
+    if (!burst) raf = requestAnimationFrame(done);
     return {
       cancel: () => {
         clearTimeout(timer);

@@ -19,6 +19,7 @@ declare const document: any;
 declare const PerformanceObserver: any;
 declare const MutationObserver: any;
 declare const MessageChannel: any;
+declare const performance: { now(): number };
 declare const requestAnimationFrame: (f: () => void) => void;
 
 const chromium = chromiumAvailable();
@@ -183,6 +184,37 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     }, changes as unknown[]);
     for (let i = 0; i < 60; i += 7) await page.getByText(`Updated note ${i}`, { exact: true }).first().waitFor(WAIT);
     assert.ok(updates <= 20, `${updates} page updates for 60 changes (one a change would be 60)`);
+  });
+
+  test("popover: a burst that goes on draws a few times a second, not every frame, and ends fully shown", async () => {
+    const data = cards().slice(0, 40);
+    const { page } = await open("popover", data);
+    // 200 changes about 4 ms apart (nested timers): close to a second of a start-up's stream.
+    const changes: DeskChange[] = Array.from({ length: 200 }, (_, i) => ({
+      type: "card",
+      gatewayId: FAKE_GW,
+      entry: fakeEntry({ ...data[i % data.length]!, revision: 2 + i, markdown: `Burst note ${i}` }),
+    }));
+    const result = await page.evaluate(async (all: unknown[]) => {
+      let callbacks = 0;
+      const mo = new MutationObserver(() => (callbacks += 1));
+      mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+      const t0 = performance.now();
+      for (const c of all) await new Promise<void>((r) => setTimeout(() => (fake.emit(c), r()), 0));
+      const ms = performance.now() - t0;
+      await new Promise<void>((r) => setTimeout(r, 250));
+      mo.disconnect();
+      return { callbacks, ms };
+    }, changes as unknown[]);
+    // One update per frame would be about one per 16 ms of the stream.
+    const perFrame = Math.floor(result.ms / 16.7);
+    assert.ok(result.ms > 400, `the stream lasted ${result.ms.toFixed(0)} ms`);
+    assert.ok(
+      result.callbacks <= Math.max(12, perFrame / 3),
+      `${result.callbacks} page updates in ${result.ms.toFixed(0)} ms (every frame: ${perFrame})`,
+    );
+    for (let i = 160; i < 200; i++) await page.getByText(`Burst note ${i}`, { exact: true }).waitFor(WAIT);
   });
 
   test("popover: a single change shows without waiting for a frame (a put is not delayed)", async () => {

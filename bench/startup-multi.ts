@@ -17,7 +17,8 @@ import { startHostedGateway, type HostedGateway } from "./gateway-process.ts";
 import { generatedLine, recordTargets, runBounded, size, verdictCell, writeDocSection } from "./harness.ts";
 import {
   createSessions,
-  median,
+  logRun,
+  sideMedian,
   pinEveryCard,
   PINNED_MAX,
   putCards,
@@ -124,18 +125,13 @@ async function main(): Promise<void> {
                   notes,
                 });
           runs.push(timed);
-          console.log(
-            `  ${notes} round ${r + 1} ${side}: ${timed.ms === null ? "—" : `${ms(timed.ms, 0)} ms`} (${timed.seen} cards${timed.note ? `; ${timed.note}` : ""})`,
-          );
+          logRun(notes, r, side, timed);
         }
       });
     }
 
     const of = (side: Side, notes: NoteKind) => runs.filter((x) => x.side === side && x.notes === notes);
-    const med = (side: Side, notes: NoteKind) => {
-      const xs = of(side, notes);
-      return xs.length && xs.every((x) => x.ms !== null) ? median(xs.map((x) => x.ms!)) : Number.NaN;
-    };
+    const med = (side: Side, notes: NoteKind) => sideMedian(runs, side, notes);
     const rows = NOTE_KINDS.flatMap((notes) =>
       PAGES.map((pageName) => {
         const bare = med("bare", notes);

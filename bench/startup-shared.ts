@@ -72,6 +72,18 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
+/** The median time of one side with one kind of notes; NaN when none ran or one has no figure. */
+export function sideMedian(runs: readonly Timed[], side: string, notes: NoteKind): number {
+  const xs = runs.filter((x) => x.side === side && x.notes === notes);
+  return xs.length && xs.every((x) => x.ms !== null) ? median(xs.map((x) => x.ms!)) : Number.NaN;
+}
+
+/** A run's line on the console, as it ends. */
+export function logRun(notes: NoteKind, round: number, side: string, timed: Timed): void {
+  const time = timed.ms === null ? "—" : `${timed.ms.toFixed(0)} ms`;
+  console.log(`  ${notes} round ${round + 1} ${side}: ${time} (${timed.seen} cards${timed.note ? `; ${timed.note}` : ""})`);
+}
+
 /** The sides in round `r`'s order: each round starts one further along, so each side goes first in turn. */
 export function rotated<T>(sides: T[], r: number): T[] {
   const k = r % sides.length;

@@ -21,7 +21,8 @@ import { generatedLine, recordTargets, runBounded, size, verdictCell, writeDocSe
 import {
   createSessions,
   emptyPageHeapMb,
-  median,
+  logRun,
+  sideMedian,
   pinEveryCard,
   PINNED_MAX,
   putCards,
@@ -164,18 +165,13 @@ async function main(): Promise<void> {
                     notes,
                   });
           runs.push(timed);
-          console.log(
-            `  ${notes} round ${r + 1} ${side}: ${timed.ms === null ? "—" : `${ms(timed.ms, 0)} ms`} (${timed.seen} cards${timed.note ? `; ${timed.note}` : ""})`,
-          );
+          logRun(notes, r, side, timed);
         }
       });
     }
 
     const of = (side: Side, notes: NoteKind) => runs.filter((x) => x.side === side && x.notes === notes);
-    const med = (side: Side, notes: NoteKind) => {
-      const xs = of(side, notes);
-      return xs.length && xs.every((x) => x.ms !== null) ? median(xs.map((x) => x.ms!)) : Number.NaN;
-    };
+    const med = (side: Side, notes: NoteKind) => sideMedian(runs, side, notes);
     const failed = (side: Side, notes: NoteKind) => of(side, notes).find((x) => x.ms === null)?.note ?? "no figure";
     const ratioRow = (side: Side, notes: NoteKind, what: string) => {
       const bare = med("bare", notes);

@@ -32,18 +32,13 @@ type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 
 const RELOAD_RETRY_MS = 2000;
 /**
- * P6: changes applied the moment they arrive, per frame; more in the same frame wait for the next one
- * and apply together. A put's card change comes alone (its session row, if any, a read later): shown
- * at once. Start-up brings hundreds of cards a second: a few page updates instead of one per change.
+ * P6: a change is applied the moment it arrives, unless a load is on: this many different cards
+ * changed within BURST_WAIT_MS (a start-up brings hundreds a second). Changes are then applied
+ * together every BURST_WAIT_MS: drawing the list ten times a second instead of once per card leaves
+ * the CPU to the Gateway and the core, which a start-up waits on (issue 21). One card changing fast
+ * (an agent writing often) is no load, and neither is a put's card, session row and activity.
  */
-export const CHANGES_APPLIED_AT_ONCE = 2;
-/** The next frame, or this long at most (a hidden page gets no frames but must keep its state). */
-const FRAME_WAIT_MS = 100;
-/**
- * While a burst goes on (the last wait ended with changes queued), the next batch waits this long
- * rather than a frame: drawing the list ten times a second instead of sixty leaves the CPU to the
- * Gateway and the core, which are what a start-up waits on (issue 21).
- */
+export const BURST_CARDS = 8;
 export const BURST_WAIT_MS = 100;
 /** How long an ended needs-you entry stays on the page with its outcome. */
 export const RESOLVED_SHOWN_MS = 20_000;
@@ -72,10 +67,11 @@ export class DeskState {
   #expansionVersion = $state(0);
 
   #buffering = true;
-  /** Changes that arrived after this frame's share; applied together on the next frame. */
+  /** Changes that arrived during a load (or behind such changes); applied together by #batch. */
   #queued: DeskChange[] = [];
-  #appliedThisFrame = 0;
-  #frame: { cancel(): void } | null = null;
+  /** The card changes of the last BURST_WAIT_MS, oldest first: whether a load is on. */
+  #recentCards: { at: number; key: string }[] = [];
+  #batch: ReturnType<typeof setTimeout> | null = null;
   #loading: Promise<void> | null = null;
   #again = false;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -129,7 +125,7 @@ export class DeskState {
     return () => {
       for (const off of this.#unsubscribe.splice(0)) off();
       if (this.#retryTimer) clearTimeout(this.#retryTimer);
-      this.#frame?.cancel();
+      if (this.#batch) clearTimeout(this.#batch);
       this.#queued = [];
       for (const t of this.#resolvedTimers) clearTimeout(t);
       this.#resolvedTimers.clear();
@@ -300,36 +296,30 @@ export class DeskState {
   }
 
   #receive(change: DeskChange): void {
-    if (this.#queued.length === 0 && this.#appliedThisFrame < CHANGES_APPLIED_AT_ONCE) {
-      this.#appliedThisFrame += 1;
+    if (change.type === "card") this.#recentCards.push({ at: performance.now(), key: cardSlotKey(change.entry) });
+    // Behind queued changes a change waits its turn: the page applies them in the order they came.
+    if (this.#queued.length === 0 && !this.#inLoad()) {
       this.#onChange(change);
-    } else this.#queued.push(change);
-    this.#frame ??= this.#nextFrame(false);
+      return;
+    }
+    this.#queued.push(change);
+    this.#batch ??= setTimeout(() => this.#applyQueued(), BURST_WAIT_MS);
   }
 
-  #nextFrame(burst: boolean): { cancel(): void } {
-    let raf = 0;
-    const done = (): void => {
-      clearTimeout(timer);
-      cancelAnimationFrame(raf);
-      this.#frame = null;
-      this.#appliedThisFrame = 0;
-      const queued = this.#queued;
-      if (queued.length === 0) return;
-      this.#queued = [];
-      this.#appliedThisFrame = CHANGES_APPLIED_AT_ONCE; // this frame's share is taken by the batch
-      for (const c of queued) this.#onChange(c);
-      this.#frame = this.#nextFrame(true);
-    };
-    const timer = setTimeout(done, burst ? BURST_WAIT_MS : FRAME_WAIT_MS);
-    if (!burst) raf = requestAnimationFrame(done);
-    return {
-      cancel: () => {
-        clearTimeout(timer);
-        cancelAnimationFrame(raf);
-        this.#frame = null;
-      },
-    };
+  #applyQueued(): void {
+    this.#batch = null;
+    const queued = this.#queued;
+    this.#queued = [];
+    for (const c of queued) this.#onChange(c);
+  }
+
+  /** Whether BURST_CARDS different cards changed within the last BURST_WAIT_MS. */
+  #inLoad(): boolean {
+    const since = performance.now() - BURST_WAIT_MS;
+    while ((this.#recentCards[0]?.at ?? since) < since) this.#recentCards.shift();
+    if (this.#recentCards.length < BURST_CARDS) return false;
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- local, never rendered
+    return new Set(this.#recentCards.map((r) => r.key)).size >= BURST_CARDS;
   }
 
   #onChange(change: DeskChange): void {

@@ -217,6 +217,27 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     for (let i = 160; i < 200; i++) await page.getByText(`Burst note ${i}`, { exact: true }).waitFor(WAIT);
   });
 
+  test("popover: one card changing fast is no load: each change shows before the next task", async () => {
+    const data = cards().slice(0, 20);
+    const { page } = await open("popover", data);
+    const changes: DeskChange[] = Array.from({ length: 40 }, (_, i) => ({
+      type: "card",
+      gatewayId: FAKE_GW,
+      entry: fakeEntry({ ...data[5]!, revision: 2 + i, markdown: `Rapid note ${i}` }),
+    }));
+    const late = await page.evaluate(async (all: unknown[]) => {
+      const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+      const missed: number[] = [];
+      for (let i = 0; i < all.length; i++) {
+        fake.emit(all[i]);
+        await new Promise<void>((r) => setTimeout(r, 0));
+        if (!document.body.textContent.includes(`Rapid note ${i}`)) missed.push(i);
+      }
+      return missed;
+    }, changes as unknown[]);
+    assert.deepEqual(late, [], "changes of one card that waited for a later batch");
+  });
+
   test("popover: a single change shows without waiting for a frame (a put is not delayed)", async () => {
     const data = cards().slice(0, 20);
     const { page } = await open("popover", data);

@@ -21,7 +21,7 @@ if (electron.path && existsSync(shell)) {
 } else {
   const why = "reason" in electron ? electron.reason : "the Electron shell is not built in this checkout";
   process.stderr.write(`Progress Desk: not starting the Electron app: ${why}.\nStarting the browser host instead (progress-desk host).\n`);
-  const child = spawn(process.execPath, [join(root, "dist", "main", "cli", "progress-desk.js"), "host", ...extra], {
+  const child = spawn(process.execPath, [join(root, "dist", "cli", "progress-desk.js"), "host", ...extra], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let first: string | null = null;

@@ -17,7 +17,7 @@ import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const startScript = join(root, "scripts", "start.ts");
-const builtCli = join(root, "dist", "main", "cli", "progress-desk.js");
+const builtCli = join(root, "dist", "cli", "progress-desk.js");
 const chromium = chromiumAvailable();
 
 const dirs: string[] = [];

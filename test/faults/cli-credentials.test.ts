@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-const bin = join(root, "dist", "main", "cli", "progress-desk.js");
+const bin = join(root, "dist", "cli", "progress-desk.js");
 const DAMAGED = '{"gateway-token|x|ws://127.0.0.1:1": "tok'; // cut off mid-write
 const NOTICE = /^progress-desk: saved credentials in .+credentials\.json can't be read \(.+\)\. Nothing was deleted or written over;/m;
 

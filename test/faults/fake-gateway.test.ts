@@ -214,7 +214,7 @@ describe("connection failures a local Gateway never sends", () => {
   });
 
   test("watch exits 4 on pairing_required and prints the approve command", async () => {
-    const bin = join(import.meta.dirname, "..", "..", "dist", "main", "cli", "progress-desk.js");
+    const bin = join(import.meta.dirname, "..", "..", "dist", "cli", "progress-desk.js");
     if (!existsSync(bin)) throw new Error("run `npm run build` first (npm test does)");
     const fake = await startFakeGateway({
       onConnect: () => ({

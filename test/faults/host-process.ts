@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-export const builtCli = join(root, "dist", "main", "cli", "progress-desk.js");
+export const builtCli = join(root, "dist", "cli", "progress-desk.js");
 
 export type HostProcess = {
   child: ChildProcess;

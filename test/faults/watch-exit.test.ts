@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { helloOk, startFakeGateway, type FakeReply } from "./fake-gateway.ts";
 
-const bin = join(import.meta.dirname, "..", "..", "dist", "main", "cli", "progress-desk.js");
+const bin = join(import.meta.dirname, "..", "..", "dist", "cli", "progress-desk.js");
 const cleanups: (() => unknown)[] = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c();

@@ -13,7 +13,7 @@ import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { until } from "../harness/until.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-const bin = join(root, "dist", "main", "cli", "progress-desk.js");
+const bin = join(root, "dist", "cli", "progress-desk.js");
 const WARNING =
   /^progress-desk: warning: --(token|password|setup-code) can be read by other users of this computer in the process list; use .+ instead$/m;
 

@@ -17,7 +17,7 @@ import { MIN_FRAGMENT } from "../../main/core/log-redaction.ts";
 import { plan } from "./support.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-const bin = join(root, "dist", "main", "cli", "progress-desk.js");
+const bin = join(root, "dist", "cli", "progress-desk.js");
 // Dots and dashes keep it out of every generic "looks like a key" pattern: only the known value is masked.
 const TOKEN = "pd.Kq7-Wm2x.Zr9Lp-Ht4v.Nb6Yc-Jd3s.Fg8";
 const SAVED_TOKEN = "pd.Vt5-Qa8n.Xe2Ks-Lw7c.Ry4Hd-Pm9u.Bz1";

@@ -22,7 +22,7 @@ const CARDS = 150;
 /** Sessions created and written at once while seeding (a person's agents, not a load test). */
 const SEEDING_CONCURRENCY = 8;
 const root = join(import.meta.dirname, "..", "..");
-const bin = join(root, "dist", "main", "cli", "progress-desk.js");
+const bin = join(root, "dist", "cli", "progress-desk.js");
 
 let gw: TestGateway;
 let agent: BareClient;

@@ -13,7 +13,7 @@ import { until } from "../harness/until.ts";
 import { plan } from "./support.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-const bin = join(root, "dist", "main", "cli", "progress-desk.js");
+const bin = join(root, "dist", "cli", "progress-desk.js");
 
 let gw: TestGateway;
 let agent: BareClient;

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 
-const builtCli = join(import.meta.dirname, "..", "..", "dist", "main", "cli", "progress-desk.js");
+const builtCli = join(import.meta.dirname, "..", "..", "dist", "cli", "progress-desk.js");
 
 /**
  * Starts `watch --json` against `gw`, at home in `home` (its data folder there too) and with no

@@ -12,7 +12,7 @@ process.on("exit", () => {
   for (const c of live) c.kill("SIGKILL");
 });
 
-export const CLI = path.join(import.meta.dirname, "..", "dist", "main", "cli", "progress-desk.js");
+export const CLI = path.join(import.meta.dirname, "..", "dist", "cli", "progress-desk.js");
 
 export type Spawned = {
   child: ChildProcess;

@@ -58,6 +58,11 @@ export class CardHistory {
   private histories: CardHistoryData[] = [];
   /** Cards whose absence (or whose creation) was confirmed while watching: their next card is seen from the start. */
   private readonly seenAbsent = new Set<string>();
+  /**
+   * The open history of each card, by card slot key. Every entry the core confirms asks for
+   * its card's: a scan of every history was O(cards) each time, O(cards²) at start-up.
+   */
+  private readonly open = new Map<string, CardHistoryData>();
 
   constructor(histories: CardHistoryData[] = [], opts: CardHistoryOptions = {}) {
     this.opts = opts;
@@ -67,6 +72,7 @@ export class CardHistory {
       unwatchedSince: h.endedAt === null ? (h.unwatchedSince ?? h.records.at(-1)?.at ?? null) : h.unwatchedSince,
     }));
     this.bound();
+    this.reindex();
   }
 
   /** Everything, for saving. */
@@ -76,8 +82,7 @@ export class CardHistory {
 
   /** The open history of a card, or null. */
   current(gatewayId: string, sessionKey: string, agentId: string | null): CardHistoryData | null {
-    const key = cardSlotKey({ gatewayId, sessionKey, agentId });
-    return this.histories.findLast((h) => h.endedAt === null && cardSlotKey(h) === key) ?? null;
+    return this.open.get(cardSlotKey({ gatewayId, sessionKey, agentId })) ?? null;
   }
 
   /** Every history of a card, oldest first (closed ones included). */
@@ -114,9 +119,10 @@ export class CardHistory {
       const { gatewayId, sessionKey, agentId } = entry;
       h = { gatewayId, sessionKey, agentId, fromStart: this.seenAbsent.has(key), endedAt: null, unwatchedSince: null, records: [] };
       this.histories.push(h);
+      this.open.set(key, h);
       this.seenAbsent.delete(key);
       h.records.push({ at, revision: card.revision, statuses, steps: texts });
-      this.bound();
+      this.bound(h);
       this.opts.onChange?.();
       return;
     }
@@ -133,7 +139,7 @@ export class CardHistory {
     // Most recent activity last, so the bound drops the card idle longest.
     this.histories.splice(this.histories.indexOf(h), 1);
     this.histories.push(h);
-    this.bound();
+    this.bound(h);
     this.opts.onChange?.();
   }
 
@@ -155,15 +161,20 @@ export class CardHistory {
   }
 
   private close(h: CardHistoryData, at: number): void {
+    const key = cardSlotKey(h);
+    if (this.open.get(key) === h) this.open.delete(key);
     h.endedAt = at;
     h.unwatchedSince = null;
     this.opts.onChange?.();
   }
 
-  /** Oldest dropped first: records of a long card, then whole cards idle the longest. */
-  private bound(): void {
+  /**
+   * Oldest dropped first: records of a long card, then whole cards idle the longest. Only
+   * `changed` can have grown past its records' bound; without it (at load) every card is checked.
+   */
+  private bound(changed?: CardHistoryData): void {
     const maxRecords = this.opts.maxRecordsPerCard ?? MAX_RECORDS_PER_CARD;
-    for (const h of this.histories) {
+    for (const h of changed ? [changed] : this.histories) {
       if (h.records.length <= maxRecords) continue;
       const texts = textsAt(h, h.records.length - maxRecords);
       const kept = h.records.slice(-maxRecords);
@@ -174,7 +185,17 @@ export class CardHistory {
       h.fromStart = false;
     }
     const maxCards = this.opts.maxCards ?? MAX_CARDS;
-    if (this.histories.length > maxCards) this.histories = this.histories.slice(-maxCards);
+    if (this.histories.length > maxCards) {
+      this.histories = this.histories.slice(-maxCards);
+      this.reindex();
+    }
+  }
+
+  /** The open histories found again from the list (at load, and when the bound dropped cards). */
+  private reindex(): void {
+    this.open.clear();
+    // At most one is open per card; were a saved file to hold more, the latest wins, as it always did.
+    for (const h of this.histories) if (h.endedAt === null) this.open.set(cardSlotKey(h), h);
   }
 }
 

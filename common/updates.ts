@@ -42,3 +42,25 @@ export function disabledUpdateView(reason: string, currentVersion: string): Upda
 export function readyLine(view: UpdateView | null | undefined): string | null {
   return view?.state === "ready" ? `Version ${view.version} is ready` : null;
 }
+
+/** Settings' line about updates: the state in words, then the person's last check while it shows. */
+export function updateStatusText(view: UpdateView): string {
+  const state = ((): string => {
+    switch (view.state) {
+      case "idle":
+        return `You have version ${view.currentVersion}.`;
+      case "checking":
+        return "Checking for updates…";
+      case "available":
+        return `Version ${view.version} is available.`;
+      case "downloading":
+        return `Downloading version ${view.version}… ${view.percent}%`;
+      case "ready":
+        return `Version ${view.version} is ready — restart to update.`;
+      case "error":
+      case "disabled":
+        return view.reason;
+    }
+  })();
+  return view.result && view.result.kind !== "ready" ? `${state} ${view.result.text}.` : state;
+}

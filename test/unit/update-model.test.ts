@@ -97,6 +97,7 @@ describe("when it checks (U1)", () => {
     model.applyPrefs();
     prefs.automatic = false;
     model.applyPrefs();
+    assert.equal(clock.pending, 1, "the scheduled check is cancelled, not only skipped");
     clock.advance(2 * CHECK_EVERY_MS);
     assert.equal(updater.checks, 1);
   });
@@ -261,6 +262,7 @@ describe("installing and what the person sees (U5, U7)", () => {
     assert.equal(updater.installs, 0, "not while busy");
     busy.reason = null;
     clock.advance(INSTALL_RETRY_MS);
+    assert.equal(model.install(), true, "a second press while installing");
     await new Promise<void>((r) => setImmediate(r));
     assert.deepEqual(saved, ["saved before 0 installs"]);
     assert.equal(updater.installs, 1);

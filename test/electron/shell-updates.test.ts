@@ -14,6 +14,7 @@ import { BUSY_RETRY_MS, CHECK_EVERY_MS } from "../../main/core/updates/update-mo
 import type { UpdateAvailability } from "../../main/core/updates/updater-port.ts";
 import { startShell, type Shell } from "../../main/electron/shell.ts";
 import { updateBusyReason } from "../../main/electron/setup/updates.ts";
+import { REDRAW_COALESCE_MS } from "../../main/electron/setup/tray-presenter.ts";
 import { until } from "../harness/until.ts";
 import { FakeClock } from "../unit/fake-clock.ts";
 import { checksumError, FakeUpdater } from "../unit/fake-updater.ts";
@@ -89,7 +90,7 @@ async function start(opts: { availability?: UpdateAvailability; withUpdater?: bo
 
 describe("updates in the menu-bar app (U1, U5, U6)", () => {
   test("a downloaded update puts Restart to Update at the top of the menu and a ready line in the popover's state", async () => {
-    const { updater, events, labels, menu, snapshotUpdates, f, checksAtStart } = await start();
+    const { updater, events, labels, menu, snapshotUpdates, f, checksAtStart, clock } = await start();
     assert.equal(checksAtStart, 0, "not while the Gateway was connecting");
     assert.equal(updater.checks, 1, "checked once the connection settled");
     assert.ok(labels().includes("Checking for updates…"), labels().join(" | "));
@@ -97,6 +98,9 @@ describe("updates in the menu-bar app (U1, U5, U6)", () => {
     assert.equal(updater.downloads, 1, "downloaded in the background");
     updater.emit("download-progress", { percent: 50, transferred: 5, total: 10, bytesPerSecond: 1 });
     updater.emit("update-downloaded", { version: "1.2.3" });
+    // Drawn on its own, as any change is (coalesced): no redraw asked for.
+    clock.advance(REDRAW_COALESCE_MS);
+    assert.equal(f.menus.at(-1)?.items[0]?.label, "Restart to Update (1.2.3)");
     assert.equal(labels()[0], "Restart to Update (1.2.3)");
     const view = await snapshotUpdates();
     assert.equal(readyLine(view), "Version 1.2.3 is ready");

@@ -29,8 +29,10 @@ const FEED: UpdateAvailability = { enabled: true, feed: "https://updates.example
 class RecordingUpdater extends FakeUpdater {
   quittingAtInstall: boolean[] = [];
   shell: Shell | null = null;
+  failInstall = false;
   override quitAndInstall(): void {
     super.quitAndInstall();
+    if (this.failInstall) throw new Error("no downloaded file");
     this.quittingAtInstall.push(this.shell?.isQuitting() ?? false);
   }
 }
@@ -111,6 +113,16 @@ describe("updates in the menu-bar app (U1, U5, U6)", () => {
     await until("installed", () => updater.installs === 1);
     assert.deepEqual(updater.quittingAtInstall, [true]);
     assert.equal(f.quits, 0, "the updater quits the app itself");
+  });
+
+  test("an updater that cannot restart into the update: the shell, already stopped, ends the app", async () => {
+    const { updater, shell, f } = await start();
+    updater.offer("1.2.3");
+    updater.emit("update-downloaded", { version: "1.2.3" });
+    updater.failInstall = true;
+    assert.equal(await shell.service.call("installUpdate", [], "popover"), true);
+    await until("the app ended", () => f.quits === 1);
+    assert.equal(shell.isQuitting(), true);
   });
 
   test("installUpdate does nothing unless an update is ready; checkForUpdates is rate limited", async () => {

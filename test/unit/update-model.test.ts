@@ -28,6 +28,7 @@ function setup(opts: { prefs?: Partial<UpdatePrefs>; availability?: UpdateAvaila
   const busy: { reason: string | null } = { reason: null };
   const warnings: string[] = [];
   const saved: string[] = [];
+  const ended = { count: 0 };
   const model = new UpdateModel({
     currentVersion: opts.current ?? "1.0.0",
     availability: opts.availability ?? FEED,
@@ -37,6 +38,7 @@ function setup(opts: { prefs?: Partial<UpdatePrefs>; availability?: UpdateAvaila
     beforeInstall: async () => {
       saved.push(`saved before ${updater.installs} installs`);
     },
+    installFailed: () => void ended.count++,
     now: () => clock.now,
     schedule: clock.schedule,
     random: () => 0.5,
@@ -46,7 +48,7 @@ function setup(opts: { prefs?: Partial<UpdatePrefs>; availability?: UpdateAvaila
   let changes = 0;
   model.subscribe(() => changes++);
   if (opts.start !== false) model.start();
-  return { clock, updater, prefs, busy, warnings, saved, model, changes: () => changes };
+  return { clock, updater, prefs, busy, warnings, saved, ended, model, changes: () => changes };
 }
 
 describe("version order (U4)", () => {
@@ -266,6 +268,18 @@ describe("installing and what the person sees (U5, U7)", () => {
     await new Promise<void>((r) => setImmediate(r));
     assert.deepEqual(saved, ["saved before 0 installs"]);
     assert.equal(updater.installs, 1);
+  });
+
+  test("an updater that cannot restart into the update: the app still ends (it has already stopped)", async () => {
+    const { updater, model, ended } = setup();
+    updater.emit("update-available", { version: "1.2.3" });
+    updater.emit("update-downloaded", { version: "1.2.3" });
+    updater.quitAndInstall = () => {
+      throw new Error("no downloaded file");
+    };
+    assert.equal(model.install(), true);
+    await new Promise<void>((r) => setImmediate(r));
+    assert.equal(ended.count, 1);
   });
 
   test("the result of a manual check is in the menu for a minute", () => {

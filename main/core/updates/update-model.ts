@@ -44,6 +44,11 @@ export type UpdateModelOptions = {
   busy: () => string | null;
   /** Saves everything before the updater quits the app to install (the shell's shutdown path). */
   beforeInstall: () => Promise<void>;
+  /**
+   * The updater could not quit and install after beforeInstall stopped everything: the app must
+   * end on its own rather than stay without a tray (the update then installs on the next start's quit).
+   */
+  installFailed?: () => void;
   now: () => number;
   schedule: (fn: () => void, ms: number) => () => void;
   random?: () => number;
@@ -184,7 +189,14 @@ export class UpdateModel {
     this.installing = true;
     const updater = this.updater;
     void this.opts.beforeInstall().then(
-      () => updater.quitAndInstall(),
+      () => {
+        try {
+          updater.quitAndInstall();
+        } catch (err) {
+          this.opts.log?.warn("the updater could not restart into the update", { error: err });
+          this.opts.installFailed?.();
+        }
+      },
       (err: unknown) => {
         this.installing = false;
         this.opts.log?.warn("could not save before installing the update", { error: err });

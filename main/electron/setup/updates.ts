@@ -25,6 +25,8 @@ export type UpdatesContext = {
   notifier: Pick<Notifier, "liveNeeds">;
   /** Saves everything before the updater quits the app to install: the shell's shutdown. */
   beforeInstall: () => Promise<void>;
+  /** Ends the app when the updater could not (everything is already stopped). */
+  quit: () => void;
   now: () => number;
   schedule: Schedule;
   logger?: Logger;
@@ -64,6 +66,7 @@ export function setupUpdates(ctx: UpdatesContext): Updates {
     prefs,
     busy: () => updateBusyReason(ctx.desk.snapshot(), ctx.notifier.liveNeeds()),
     beforeInstall: ctx.beforeInstall,
+    installFailed: ctx.quit,
     now: ctx.now,
     schedule: ctx.schedule,
     ...(ctx.logger ? { log: ctx.logger } : {}),

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { DeskSnapshot } from "../../common/model.ts";
 import type { UpdateView } from "../../common/updates.ts";
+import { axeViolations, formatViolations } from "../e2e/axe.ts";
 import { chromiumAvailable } from "./chromium.ts";
 import { emitChange, fakeCalls, fakeSettings, fakeSnapshot, installFake } from "./fake-desk.ts";
 import { pageSuite } from "./page-suite.ts";
@@ -36,6 +37,8 @@ describe("updates on the pages (FAKE desk)", { skip: chromium.ok ? false : chrom
     const footer = tab.getByRole("contentinfo", { name: "Update" });
     await footer.waitFor(WAIT);
     assert.match((await footer.textContent()) ?? "", /Version 1\.2\.3 is ready/);
+    const violations = await axeViolations(tab);
+    assert.equal(violations.length, 0, formatViolations("popover · update footer", violations));
     await footer.getByRole("button", { name: "Restart to Update" }).click();
     assert.deepEqual(
       (await fakeCalls(tab)).filter((c) => c === "installUpdate"),
@@ -65,6 +68,8 @@ describe("updates on the pages (FAKE desk)", { skip: chromium.ok ? false : chrom
     assert.ok(calls.includes('updateSettings {"updates":{"beta":true}}'), calls.join(" | "));
     assert.ok(calls.includes("checkForUpdates"), calls.join(" | "));
     assert.match((await tab.getByText("You have version 1.0.0.").textContent()) ?? "", /1\.0\.0/);
+    const violations = await axeViolations(tab);
+    assert.equal(violations.length, 0, formatViolations("settings · updates", violations));
     assert.deepEqual(errors, []);
   });
 

@@ -11,6 +11,7 @@ import {
   MANUAL_CHECK_MIN_MS,
   RESULT_SHOWN_MS,
   UpdateModel,
+  WAKE_MIN_MS,
   type UpdatePrefs,
 } from "../../main/core/updates/update-model.ts";
 import type { UpdateAvailability } from "../../main/core/updates/updater-port.ts";
@@ -70,7 +71,7 @@ describe("version order (U4)", () => {
 });
 
 describe("when it checks (U1)", () => {
-  test("at start, then every six hours, and on wake", () => {
+  test("at start, then every six hours, and on wake unless a check ran within the hour", () => {
     const { updater, clock, model } = setup();
     assert.equal(updater.checks, 1, "a check at start");
     updater.emit("update-not-available", { version: "1.0.0" });
@@ -79,8 +80,12 @@ describe("when it checks (U1)", () => {
     clock.advance(1);
     assert.equal(updater.checks, 2, "again after six hours");
     updater.emit("update-not-available", { version: "1.0.0" });
+    clock.advance(WAKE_MIN_MS - 1);
     model.wake();
-    assert.equal(updater.checks, 3, "and on wake");
+    assert.equal(updater.checks, 2, "not on a wake (an unlock) right after a check");
+    clock.advance(1);
+    model.wake();
+    assert.equal(updater.checks, 3, "on wake");
   });
 
   test("automatic updates off: no check at start, on schedule or on wake; a manual check still works", () => {

@@ -1,7 +1,8 @@
 // U1–U5: the app's own updates, as a model driven by the updater's events (updater-port.ts).
 // Pure: no Electron; the shell forwards the updater's events here and draws what view() says.
 //
-// - Checks at start, every CHECK_EVERY_MS and on wake while automatic updates are on; the
+// - Checks at start, every CHECK_EVERY_MS and on wake (unless one ran within WAKE_MIN_MS) while
+//   automatic updates are on; the
 //   person's "Check for Updates" works either way, at most once per MANUAL_CHECK_MIN_MS.
 // - Downloads are asked for by this model (autoDownload stays false): only here can an offer be
 //   refused before a byte is fetched — an older version (no downgrade), a version whose checksum
@@ -21,6 +22,8 @@ import type { DownloadProgressLike, UpdateAvailability, UpdateInfoLike, UpdaterE
 import { isNewer } from "./version.ts";
 
 export const CHECK_EVERY_MS = 6 * 60 * 60_000;
+/** A wake (resume, unlock) checks only when the last check is at least this old: unlocking is frequent. */
+export const WAKE_MIN_MS = 60 * 60_000;
 /** A check the person's business put off is tried again this much later. */
 export const BUSY_RETRY_MS = 60_000;
 /** An install the person's business put off is tried again this much later. */
@@ -92,6 +95,7 @@ export class UpdateModel {
   private feedFailures = 0;
   private result: UpdateCheckResult | null = null;
   private lastManualAt = Number.NEGATIVE_INFINITY;
+  private lastCheckAt = Number.NEGATIVE_INFINITY;
   private automatic: boolean;
   private cancelNext: (() => void) | null = null;
   private cancelResult: (() => void) | null = null;
@@ -139,8 +143,9 @@ export class UpdateModel {
     if (was !== prefs.automatic) this.changed();
   }
 
-  /** The machine woke: check now (automatic updates on). */
+  /** The machine woke or was unlocked: check now (automatic updates on), unless a check ran within WAKE_MIN_MS. */
   wake(): void {
+    if (this.opts.now() - this.lastCheckAt < WAKE_MIN_MS) return;
     this.autoCheck();
   }
 
@@ -333,6 +338,7 @@ export class UpdateModel {
     const updater = this.updater;
     if (!updater) return;
     this.manual = manual;
+    this.lastCheckAt = this.opts.now();
     this.cancelNext?.();
     this.cancelNext = null;
     this.set({ state: "checking" });

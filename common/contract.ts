@@ -14,6 +14,7 @@ import { SettingsPatchSchema, SettingsSchema } from "./settings-schema.ts";
 import type { GatewaySettingsView, Milestone, Settings, SettingsPatch } from "./settings-schema.ts";
 import { CHANNEL_PREFIX, channelFor, DESK_METHODS, EVENT_CHANNEL, isSafeExternalUrl, type DeskMethod } from "./verbs.ts";
 import { isPage, PAGES, type Page } from "./pages.ts";
+import type { UpdateView } from "./updates.ts";
 
 export type { ActivityMode, CredentialStorage, DeskMethod, DismissResult, GatewaySettingsView, Milestone, Settings, SettingsPatch };
 export { CHANNEL_PREFIX, channelFor, DESK_METHODS, EVENT_CHANNEL, isSafeExternalUrl };
@@ -167,6 +168,13 @@ export const DESK_VERBS = {
   }),
   /** Hides the popover (Escape in it): closing is never an answer to anything. Nothing where there is no popover window. */
   closePopover: verb({ args: [], result: Type.Void(), usage: "closePopover()" }),
+  /**
+   * U1, U6: checks for a new version of the app now, as the tray's "Check for Updates…" does; asked
+   * again within the rate limit it only answers the state. The result is the update state.
+   */
+  checkForUpdates: verb({ args: [], result: made<UpdateView>(), usage: "checkForUpdates()" }),
+  /** U6: restarts into the downloaded update; nothing unless one is ready (false). */
+  installUpdate: verb({ args: [], result: Type.Boolean(), usage: "installUpdate()" }),
 } satisfies { [M in DeskMethod]: AnyVerb };
 
 type Verbs = typeof DESK_VERBS;
@@ -218,6 +226,8 @@ export const SETTINGS_ONLY_KEYS: ReadonlySet<keyof SettingsPatch> = new Set<keyo
   "launchAtLogin",
   "popoverShortcut",
   "localAnswerApprovals",
+  // Which versions the app installs on itself (U1, U4) is the person's choice, made in Settings.
+  "updates",
 ]);
 
 /**

@@ -1,6 +1,7 @@
 // The shared data model: what the Gateway sends (cards, session rows) and what every
 // surface (Electron, browser host, `watch`) reads (snapshot + change stream).
 import type { CredentialStorage } from "./credential-storage.ts";
+import type { UpdateView } from "./updates.ts";
 
 export type StepStatus = "pending" | "in_progress" | "completed";
 export type Step = { step: string; status: StepStatus };
@@ -141,6 +142,8 @@ export type DeskSnapshot = {
   gateways: GatewaySnapshot[];
   /** How saved credentials are kept; "unavailable" asks the person to look (the tray). */
   credentials?: CredentialStorage;
+  /** U6, U7: the app's own updates (the desk service adds it; the core's snapshot has none). */
+  updates?: UpdateView;
 };
 
 export type DeskChange =
@@ -153,7 +156,9 @@ export type DeskChange =
   /** The Gateway's needs-you state changed; `event` says which entry and how (null: only `answering`). */
   | { type: "needs"; gatewayId: string; needs: NeedsState; event: NeedEvent | null }
   /** The Gateway list changed (Settings): surfaces reload the snapshot. */
-  | { type: "gateways"; gateways: { id: string; label: string; url: string; color: string | null }[] };
+  | { type: "gateways"; gateways: { id: string; label: string; url: string; color: string | null }[] }
+  /** U6: the app's update state changed (the desk service sends it; the core never does). */
+  | { type: "updates"; updates: UpdateView };
 
 export type Unsubscribe = () => void;
 

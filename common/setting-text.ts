@@ -98,6 +98,15 @@ export const SETTING_TEXT: { [P in SettingPath]: SettingText<ValueAt<SettingsPat
     description:
       "Progress Desk asks this Gateway for the approvals and questions scopes and becomes a place to answer them: an approval waits for you here instead of being denied when no other app is open. On another machine the Gateway may ask you to approve that upgrade (`openclaw devices list`). You can still answer in the Control UI.",
   },
+  "updates.automatic": {
+    title: "Update automatically",
+    description:
+      "Checks for a new version every few hours and downloads it in the background. It installs when you quit, or at once with Restart to Update.",
+  },
+  "updates.beta": {
+    title: "Get beta versions",
+    description: "Also offers test versions before their release. They may have rough edges.",
+  },
   credentialStorage: {
     title: "Keep new secrets unencrypted",
     description:

@@ -58,6 +58,8 @@ const activity = Type.Object({
   mode: Type.Union([Type.Literal("all"), Type.Literal("new"), Type.Literal("off")], { default: "all", description: "off, new or all" }),
   commandText: Type.Union([Type.Literal("raw"), Type.Literal("status")], { default: "raw", description: "raw or status" }),
 });
+/** U1, U4: the app's own updates. */
+const updates = Type.Object({ automatic: flag(true), beta: flag(false) });
 const detector = Type.Object({ enabled: flag(true), pollingRepeats: wholeNumber(2, 100, 5), silentMinutes: wholeNumber(1, 24 * 60, 10) });
 const SHORTCUT_RULE = 'a shortcut that combines a modifier and a key, e.g. CommandOrControl+Shift+P, or "" for none';
 const popoverShortcut = Type.Refine(
@@ -97,6 +99,8 @@ const preferences = {
    * Settings lists none (a saved Gateway has its own `answerApprovals`). Off by default.
    */
   localAnswerApprovals: flag(false),
+  /** U1, U4: update automatically (on by default); also take beta versions (off by default). */
+  updates,
 };
 
 // ——— the Gateways: stored without secrets; a page sees hasToken-style flags ———
@@ -153,6 +157,7 @@ export const SettingsPatchSchema = Type.Partial(
     ),
     activity: Type.Partial(activity),
     detector: Type.Partial(detector),
+    updates: Type.Partial(updates),
     /** The person's explicit choice to keep new secrets unencrypted while the keychain is unavailable. */
     credentialStorage: Type.Literal("file", { description: '"file" (keep new secrets unencrypted)' }),
   }),

@@ -20,6 +20,8 @@ export const DESK_METHODS = Object.freeze([
   "openNeed",
   "answerNeed",
   "closePopover",
+  "checkForUpdates",
+  "installUpdate",
 ] as const);
 export type DeskMethod = (typeof DESK_METHODS)[number];
 

@@ -10,7 +10,7 @@ import ts from "typescript";
 const ROOT = join(import.meta.dirname, "..");
 const SOURCE_DIRS = ["common", "main", "preload", "renderer", "test", "bench", "scripts"];
 /** The families docs/requirements.md defines; a capital + digit of another letter is not an id. */
-const ID = /\b([ACEGNPRST])(\d{1,2})\b(?:\s*[–-]\s*\1?(\d{1,2})\b)?/g;
+const ID = /\b([ACEGNPRSTU])(\d{1,2})\b(?:\s*[–-]\s*\1?(\d{1,2})\b)?/g;
 const DOC_REF = /(?<![\w/.-])((?:[\w-]+\/)*[\w.-]+\.md)\s+§\s?(\d+(?:\.\d+)*)/g;
 /** The old form that pointed outside the repository. */
 const OUTSIDE_REF = /\bgateway-protocol(?:\.md)?\s+§/g;

@@ -14,6 +14,7 @@ import { cardSessionLink, needPageLink } from "../../common/session-link.ts";
 import { discoveredGateway, type Discovered } from "./discovery.ts";
 import { silentLogger, type Logger } from "./logger.ts";
 import type { SettingsStore } from "./settings.ts";
+import { disabledUpdateView, UPDATES_COME_WITH_THE_APP, type UpdateView } from "../../common/updates.ts";
 
 export type DeskServiceOptions = {
   desk: ProgressDesk;
@@ -33,7 +34,25 @@ export type DeskServiceOptions = {
   clientVersion?: string;
   /** Puts text on the clipboard (Electron); without it the page copies what the verb returns. */
   copyText?: (text: string) => void;
+  /** The app's own updates (the menu-bar app); absent, updates are disabled: "Updates come with the menu-bar app" (U7). */
+  updates?: UpdatesPort;
 };
+
+/** What the pages may know and ask of the app's updates (main/electron/setup/updates.ts gives it). */
+export type UpdatesPort = {
+  view(): UpdateView;
+  /** A check now, rate limited (U1); answers the state. */
+  check(): UpdateView;
+  /** Restart into a ready update; false (nothing done) unless one is ready. */
+  install(): boolean;
+  subscribe(listener: (view: UpdateView) => void): () => void;
+};
+
+/** Updates where the app cannot update itself: always the same disabled state. */
+export function noUpdates(reason: string, currentVersion: string): UpdatesPort {
+  const view = disabledUpdateView(reason, currentVersion);
+  return { view: () => view, check: () => view, install: () => false, subscribe: () => () => undefined };
+}
 
 export type DeskService = {
   /**
@@ -79,6 +98,7 @@ export function serveContract(handlers: DeskHandlers): DeskService["call"] {
 
 export function createDeskService(opts: DeskServiceOptions): DeskService {
   const { desk, settings } = opts;
+  const updates = opts.updates ?? noUpdates(UPDATES_COME_WITH_THE_APP, opts.clientVersion ?? "unknown");
   const gateways = (): GatewayConfig[] => {
     if (opts.override) return [opts.override];
     const configured = settings.gatewayConfigs();
@@ -144,7 +164,7 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
   // One handler per verb of the contract, typed from its table: a missing verb, an extra
   // one or a handler with other parameter or result types does not compile.
   const handlers: DeskHandlers = {
-    snapshot: () => desk.snapshot(),
+    snapshot: () => ({ ...desk.snapshot(), updates: updates.view() }),
     dismiss: (card, revision, confirmed) => desk.dismiss(card.gatewayId, card.sessionKey, { revision, confirmed, agentId: card.agentId }),
     refresh: (card, retry) => desk.refresh(card.gatewayId, card.sessionKey, { retry, agentId: card.agentId }),
     retryConnection: (gatewayId) => desk.retry(gatewayId),
@@ -168,6 +188,7 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
         versions: opts.versions ?? process.versions,
         platform: process.platform,
         snapshot: desk.snapshot(),
+        updates: updates.view(),
         logger: opts.logger ?? silentLogger,
       });
       if (!opts.copyText) return { text, copied: false };
@@ -178,6 +199,8 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     openNeed,
     answerNeed: (need, answer) => desk.answerNeed(need, answer as NeedAnswer),
     closePopover: () => opts.closePopover?.(),
+    checkForUpdates: () => updates.check(),
+    installUpdate: () => updates.install(),
   };
 
   return {
@@ -188,9 +211,11 @@ export function createDeskService(opts: DeskServiceOptions): DeskService {
     subscribe(listener) {
       const offDesk = subscribePages((change) => listener({ type: "change", change }));
       const offSettings = settings.onChange((s) => listener({ type: "settings", settings: s }));
+      const offUpdates = updates.subscribe((view) => listener({ type: "change", change: { type: "updates", updates: view } }));
       return () => {
         offDesk();
         offSettings();
+        offUpdates();
       };
     },
   };

@@ -23,6 +23,8 @@ import { truncate } from "../../common/truncate.ts";
 import type { CardDerived, CardEntry, ConnectionState, DeskSnapshot, GatewaySnapshot, NeedRef } from "../../common/model.ts";
 import { needKindLabel, needSummary, needYouText, pendingNeeds } from "../../common/needs-view.ts";
 import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
+import type { UpdateView } from "../../common/updates.ts";
+import { updateMenu, type UpdateMenu } from "./updates/update-menu.ts";
 
 export type TrayIconState = "idle" | "working" | "ready" | "attention" | "needs" | "disconnected";
 export type TrayRowState = "active" | "paused" | "complete" | "note" | "failed" | "error";
@@ -54,6 +56,8 @@ export type TrayModel = {
   needs: TrayNeedRow[];
   /** How many wait in all. */
   needCount: number;
+  /** U5, U7: "Restart to Update" at the top, "Check for Updates…" and its result (null: the shell has no updates). */
+  updates: UpdateMenu | null;
 };
 
 export const TITLE_BUDGET = 28;
@@ -122,9 +126,10 @@ export class TrayTracker {
     return next;
   }
 
-  model(snapshot: DeskSnapshot, now: number, opts: { showTitle: boolean }): TrayModel {
+  model(snapshot: DeskSnapshot, now: number, opts: { showTitle: boolean; updates?: UpdateView }): TrayModel {
     return trayModel(snapshot, now, {
       showTitle: opts.showTitle,
+      ...(opts.updates ? { updates: opts.updates } : {}),
       isDown: (g) =>
         NEEDS_PERSON.has(g.connection.state) ||
         (g.connection.state !== "connected" && now - (this.downSince.get(g.id) ?? now) >= this.debounceMs),
@@ -136,6 +141,7 @@ export class TrayTracker {
 
 type ModelInputs = {
   showTitle: boolean;
+  updates?: UpdateView;
   isDown: (g: GatewaySnapshot) => boolean;
   seenRevision: (e: CardEntry) => number | null;
   flag: (e: CardEntry) => string | null;
@@ -257,6 +263,7 @@ export function trayModel(snapshot: DeskSnapshot, now: number, inputs: ModelInpu
       ),
     })),
     needCount: needs.length,
+    updates: inputs.updates ? updateMenu(inputs.updates) : null,
   };
 }
 

@@ -30,12 +30,19 @@ const MAX_LIVE = 20;
 
 export class Notifier {
   private readonly live: NotificationLike[] = [];
+  /** The notice each live notification shows, in the same order. */
+  private readonly liveNotices: Notice[] = [];
   private readonly deps: NotifierDeps;
   /** The last notices shown (newest last), for the test hooks. */
   readonly shown: Notice[] = [];
 
   constructor(deps: NotifierDeps) {
     this.deps = deps;
+  }
+
+  /** Needs-you entries whose notice is still on screen (not clicked, closed or refused), oldest first. */
+  liveNeeds(): NeedRef[] {
+    return this.liveNotices.flatMap((n) => (n.need ? [n.need] : []));
   }
 
   deliver(notice: Notice): void {
@@ -51,7 +58,9 @@ export class Notifier {
     });
     const forget = (): void => {
       const i = this.live.indexOf(n);
-      if (i >= 0) this.live.splice(i, 1);
+      if (i < 0) return;
+      this.live.splice(i, 1);
+      this.liveNotices.splice(i, 1);
     };
     n.on("click", () => {
       forget();
@@ -70,7 +79,11 @@ export class Notifier {
       this.deps.onRefused(notice, error);
     });
     this.live.push(n);
-    if (this.live.length > MAX_LIVE) this.live.shift()?.close();
+    this.liveNotices.push(notice);
+    if (this.live.length > MAX_LIVE) {
+      this.liveNotices.shift();
+      this.live.shift()?.close();
+    }
     this.shown.push(notice);
     if (this.shown.length > 50) this.shown.shift();
     n.show();

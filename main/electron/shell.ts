@@ -29,6 +29,7 @@ import { setupNotifications, type PolicyTuning } from "./setup/notifications.ts"
 import { setupPages } from "./setup/pages.ts";
 import { setupSystemHooks } from "./setup/system-hooks.ts";
 import { setupTrayPresenter } from "./setup/tray-presenter.ts";
+import { setupUpdates, type Updates, type UpdaterDeps } from "./setup/updates.ts";
 import { setupWindows, type ShellWindow } from "./setup/windows.ts";
 import type { KeyValueStore } from "./store-backend.ts";
 import type { TrayController, TrayDeps } from "./tray.ts";
@@ -75,6 +76,11 @@ export type ShellDeps = {
   idlePollMs?: number;
   /** Tests shorten the notification throttle windows. */
   policy?: PolicyTuning;
+  /**
+   * The app's own updates (U1–U7): whether this build can update itself and the updater that does
+   * (electron-updater's, made by app.ts). Absent: disabled, "Updates come with the installed app".
+   */
+  updater?: UpdaterDeps;
 };
 
 const realSchedule: Schedule = (fn, ms) => {
@@ -94,6 +100,8 @@ export type Shell = {
   settingsWindow: PageWindowController;
   notifier: Notifier;
   policy: NotificationPolicy;
+  /** The app's own updates. */
+  updates: Updates;
   openPage(page: Page, card?: CardRef): Promise<void>;
   /** Redraw the tray now (tests; the shell coalesces on its own). */
   redraw(): void;
@@ -129,8 +137,17 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     openNeed: (need) => void windows.openNeed(need),
     openSession: (card) => void pages.service.openSession(card),
   });
+  // U5: an install saves everything first (the shutdown path), then the updater quits the app.
+  const updates = setupUpdates({
+    ...base,
+    settings,
+    desk,
+    notifier: notifications.notifier,
+    beforeInstall: () => stopAll(),
+  });
   const pages = setupPages({
     ...base,
+    updates: updates.port,
     desk,
     settings,
     discovered,
@@ -153,19 +170,26 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
       openSettings: () => void windows.settingsWindow.open(),
       retryGateway: (id) => desk.retry(id),
       quit: () => void quit(),
+      installUpdate: () => void updates.model.install(),
+      checkForUpdates: () => void updates.model.checkNow(),
     },
+    updates,
   });
   const system = setupSystemHooks({
     ...base,
     settings,
     presence: notifications.policy,
-    wake: () => desk.wake(),
+    wake: () => {
+      desk.wake();
+      updates.wake();
+    },
     togglePopover: () => windows.popover.toggle(),
   });
 
   // ——— start: every listener is in place ———
   desk.configure(pages.service.gateways());
   desk.start();
+  updates.start();
   presenter.redraw();
 
   let shutdown: Promise<void> | null = null;
@@ -173,6 +197,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     (shutdown ??= (async () => {
       quitting = true;
       presenter.stop();
+      updates.dispose();
       system.dispose();
       pages.dispose();
       notifications.dispose();
@@ -198,6 +223,7 @@ export async function startShell(deps: ShellDeps): Promise<Shell> {
     settingsWindow: windows.settingsWindow,
     notifier: notifications.notifier,
     policy: notifications.policy,
+    updates,
     openPage: windows.openPage,
     redraw: presenter.redraw,
     shutdown: stopAll,

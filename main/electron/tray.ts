@@ -7,6 +7,7 @@ import type { CardRef } from "../../common/contract.ts";
 import type { NeedRef } from "../../common/model.ts";
 import { needYouText } from "../../common/needs-view.ts";
 import type { TrayIconState, TrayModel } from "../core/tray-model.ts";
+import type { UpdateMenuRow } from "../core/updates/update-menu.ts";
 import type { Rect } from "./window-geometry.ts";
 
 export type TrayLike = Pick<
@@ -27,6 +28,10 @@ export type TrayActions = {
   quit(): void;
   /** Opens the log file's folder; the menu has "Show Logs" only when the app keeps a log file. */
   showLogs?(): void;
+  /** U5: restart into the downloaded update (the shell saves everything first). */
+  installUpdate?(): void;
+  /** U1: the person's "Check for Updates…". */
+  checkForUpdates?(): void;
 };
 
 export type TrayDeps = {
@@ -40,6 +45,14 @@ export type TrayDeps = {
 /** The menu as plain items (tested without Electron); the shell turns it into a Menu. */
 export function menuTemplate(model: TrayModel, actions: TrayActions, platform: NodeJS.Platform): MenuItemConstructorOptions[] {
   const items: MenuItemConstructorOptions[] = [];
+  // U5: a downloaded update asks first, above everything.
+  const update = (row: UpdateMenuRow): MenuItemConstructorOptions =>
+    row.action === "install"
+      ? { label: row.label, click: () => actions.installUpdate?.() }
+      : row.action === "check"
+        ? { label: row.label, click: () => actions.checkForUpdates?.() }
+        : { label: row.label, enabled: false };
+  if (model.updates?.top) items.push(update(model.updates.top), { type: "separator" });
   // Linux panels open the menu on any click, so the popover needs its own entry there.
   if (platform === "linux") items.push({ label: "Show Task Progress", click: () => actions.togglePopover() }, { type: "separator" });
   // What waits on the person comes first, one row each (the popover shows it whole).
@@ -71,6 +84,7 @@ export function menuTemplate(model: TrayModel, actions: TrayActions, platform: N
     { label: "Open Dashboard", click: () => actions.openDashboard() },
     { label: "Settings…", accelerator: "CommandOrControl+,", click: () => actions.openSettings() },
   );
+  for (const row of model.updates?.rows ?? []) items.push(update(row));
   if (actions.showLogs) items.push({ label: "Show Logs", click: () => actions.showLogs?.() });
   items.push({ type: "separator" }, { label: "Quit Progress Desk", accelerator: "CommandOrControl+Q", click: () => actions.quit() });
   return items;
@@ -83,6 +97,7 @@ function menuSignature(model: TrayModel): string {
     model.cards.map((r) => [r.label, r.ref, r.hasSession]),
     model.moreCards,
     model.connections,
+    model.updates,
   ]);
 }
 

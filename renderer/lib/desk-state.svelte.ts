@@ -14,6 +14,7 @@ import type {
   SessionInfo,
 } from "../../common/model.ts";
 import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../common/contract.ts";
+import type { UpdateView } from "../../common/updates.ts";
 import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 import { shownSlotsOf } from "../../common/visible-cards.ts";
 import { ExpansionMemory } from "./expansion.ts";
@@ -62,6 +63,8 @@ export class DeskState {
   needs = $state.raw<Record<string, NeedsState>>({});
   /** Entries that ended a moment ago, with their outcome, newest first (shown for RESOLVED_SHOWN_MS). */
   resolvedNeeds = $state.raw<NeedRecord[]>([]);
+  /** The app's own updates (U6): null until the snapshot says. */
+  updates = $state.raw<UpdateView | null>(null);
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- timers to clear, never rendered
   #resolvedTimers = new Set<ReturnType<typeof setTimeout>>();
   #expansionVersion = $state(0);
@@ -284,6 +287,7 @@ export class DeskState {
     this.activity = activity;
     this.needs = needs;
     this.entries = entries;
+    this.updates = snap.updates ?? null;
   }
 
   #showResolved(record: NeedRecord): void {
@@ -324,6 +328,11 @@ export class DeskState {
 
   #onChange(change: DeskChange): void {
     const type = (change as { type: string }).type;
+    if (type === "updates") {
+      // Not part of what a load buffers: the latest state is the whole of it.
+      this.updates = (change as Extract<DeskChange, { type: "updates" }>).updates;
+      return;
+    }
     if (type !== "connection" && type !== "card" && type !== "sessions" && type !== "boards" && type !== "activity" && type !== "needs") {
       // Anything else (the host bridge reconnected, the set of Gateways changed): reload.
       void this.reload();

@@ -223,6 +223,15 @@ function installFakeDesk(init: { snapshot: unknown; settings: Record<string, unk
     closePopover: async () => {
       calls.push("closePopover");
     },
+    // The update verbs (U6): recorded; the state is what the snapshot and emitted changes say.
+    checkForUpdates: async () => {
+      calls.push("checkForUpdates");
+      return (init.snapshot as { updates?: unknown }).updates ?? null;
+    },
+    installUpdate: async () => {
+      calls.push("installUpdate");
+      return true;
+    },
     onChange: (l: (c: unknown) => void) => {
       changeListeners.add(l);
       return () => changeListeners.delete(l);

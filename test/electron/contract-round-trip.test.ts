@@ -49,6 +49,8 @@ const VALID: { [M in DeskMethod]: VerbArgs<M> } = {
     { kind: "exec", decision: "allow-once" },
   ],
   closePopover: [],
+  checkForUpdates: [],
+  installUpdate: [],
 };
 
 /** Arguments each verb must refuse (at least one list per verb). */
@@ -107,6 +109,8 @@ const INVALID: Record<DeskMethod, unknown[][]> = {
     ],
   ],
   closePopover: [["now"]],
+  checkForUpdates: [["now"]],
+  installUpdate: [["1.2.3"]],
 };
 
 /** What each recorded handler answers: distinct per verb, of the verb's result type. */
@@ -138,6 +142,16 @@ const RESULTS: { [M in DeskMethod]: Awaited<ReturnType<DeskApi[M]>> } = {
     text: "allowed once in Progress Desk",
   },
   closePopover: undefined,
+  checkForUpdates: {
+    state: "ready",
+    version: "1.2.3",
+    currentVersion: "1.0.0",
+    channel: "stable",
+    automatic: true,
+    result: null,
+    quietError: null,
+  },
+  installUpdate: true,
 };
 
 type Recorded = { method: DeskMethod; args: unknown[] };

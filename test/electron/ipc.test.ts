@@ -114,6 +114,8 @@ const ARGS: Record<DeskMethod, unknown[]> = {
     { kind: "exec", decision: "deny" },
   ],
   closePopover: [],
+  checkForUpdates: [],
+  installUpdate: [],
 };
 
 describe("registerIpc", () => {

@@ -218,4 +218,18 @@ describe("Notifier", () => {
     assert.equal(notifier.shown[0]?.id, "notice-5");
     assert.equal(notifier.shown.at(-1)?.id, "notice-54");
   });
+
+  test("a needs-you notice counts as open until clicked, closed or refused; other notices never do (U3)", () => {
+    const { notifier, at } = setup();
+    const need = (id: string): NeedRef => ({ gatewayId: "home", id });
+    const ask = (id: string): Notice => ({ id, kind: "needs", title: "Approval", body: "uname", card: null, need: need(id) });
+    notifier.deliver(notice(1));
+    assert.deepEqual(notifier.liveNeeds(), []);
+    for (const id of ["a", "b", "c"]) notifier.deliver(ask(id));
+    assert.deepEqual(notifier.liveNeeds(), [need("a"), need("b"), need("c")]);
+    at(1).emit("click", fakeEvent());
+    at(2).emit("close", fakeEvent());
+    at(3).emit("failed", fakeEvent(), "refused");
+    assert.deepEqual(notifier.liveNeeds(), []);
+  });
 });

@@ -30,6 +30,7 @@ function model(overrides: Partial<TrayModel> = {}): TrayModel {
     ],
     needs: [],
     needCount: 0,
+    updates: null,
     ...overrides,
   };
 }

@@ -32,6 +32,7 @@ describe("defaults", () => {
       gateways: [],
       pinned: [],
       localAnswerApprovals: false,
+      updates: { automatic: true, beta: false },
     });
   });
 });

@@ -181,6 +181,8 @@ describe("the page contract", () => {
         ],
       ],
       ["closePopover", [true]],
+      ["checkForUpdates", ["now"]],
+      ["installUpdate", [true]],
     ];
     for (const [m, a] of bad)
       assert.throws(
@@ -188,7 +190,7 @@ describe("the page contract", () => {
         (e: unknown) => isDeskError(e, "BAD_REQUEST"),
         `${m} ${JSON.stringify(a)}`,
       );
-    assert.equal(DESK_METHODS.length, 15);
+    assert.equal(DESK_METHODS.length, 17);
   });
 
   test("only http, https and mailto links open", () => {

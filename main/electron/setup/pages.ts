@@ -8,7 +8,10 @@ import { createDeskService, type DeskService, type DeskServiceOptions } from "..
 import { broadcast, registerIpc } from "../ipc.ts";
 import type { Windows } from "./windows.ts";
 
-export type PagesContext = Pick<DeskServiceOptions, "desk" | "settings" | "discovered" | "logger" | "versions" | "clientVersion"> & {
+export type PagesContext = Pick<
+  DeskServiceOptions,
+  "desk" | "settings" | "discovered" | "logger" | "versions" | "clientVersion" | "updates"
+> & {
   ipcMain: Pick<IpcMain, "handle" | "removeHandler">;
   windows: Pick<Windows, "contents" | "isOurContents">;
   openPage: (page: Page, card?: CardRef) => Promise<void>;
@@ -40,6 +43,7 @@ export function setupPages(ctx: PagesContext): Pages {
     ...(ctx.versions ? { versions: ctx.versions } : {}),
     ...(ctx.clientVersion !== undefined ? { clientVersion: ctx.clientVersion } : {}),
     ...(ctx.writeClipboard ? { copyText: ctx.writeClipboard } : {}),
+    ...(ctx.updates ? { updates: ctx.updates } : {}),
   });
   const isOurContents = (contents: WebContents): boolean => ctx.windows.isOurContents(contents);
   const unregisterIpc = registerIpc({ ipcMain: ctx.ipcMain, service, isOurContents, onOwnAction: ctx.onOwnAction, warn: ctx.warn });

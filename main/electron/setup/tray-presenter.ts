@@ -5,6 +5,7 @@
 // does not tint them.
 import type { NativeTheme } from "electron";
 import type { Settings } from "../../../common/contract.ts";
+import type { UpdateView } from "../../../common/updates.ts";
 import type { DeskChange, DeskSnapshot, Unsubscribe } from "../../../common/model.ts";
 import { fallbackLogger, type Logger } from "../../core/logger.ts";
 import type { Schedule } from "../popover.ts";
@@ -26,6 +27,8 @@ export type TrayPresenterContext = {
   settings: { view(): Pick<Settings, "trayTitle">; onChange(listener: (s: Settings) => void): () => void };
   attention: Pick<Attention, "tracker" | "onChanged">;
   actions: TrayActions;
+  /** The app's own updates (U5): their rows in the menu, drawn again when they change. */
+  updates?: { view(): UpdateView; onChanged(listener: () => void): () => void };
   /** The folder holding the log file, and the OS shell's way to open it: with both the menu has "Show Logs". */
   logFolder?: string;
   openPath?: (path: string) => Promise<string>;
@@ -74,7 +77,8 @@ export function setupTrayPresenter(ctx: TrayPresenterContext): TrayPresenter {
     cancelRedraw?.();
     cancelRedraw = null;
     const t = ctx.now();
-    tray.render(tracker.model(ctx.desk.snapshot(), t, { showTitle: ctx.settings.view().trayTitle }));
+    const updates = ctx.updates?.view();
+    tray.render(tracker.model(ctx.desk.snapshot(), t, { showTitle: ctx.settings.view().trayTitle, ...(updates ? { updates } : {}) }));
     // A disconnect that has not lasted yet: draw again when it has.
     cancelDebounce?.();
     const next = tracker.nextChangeAt(t);
@@ -88,6 +92,7 @@ export function setupTrayPresenter(ctx: TrayPresenterContext): TrayPresenter {
     ctx.desk.subscribe(scheduleRedraw),
     ctx.settings.onChange(scheduleRedraw),
     ctx.attention.onChanged(scheduleRedraw),
+    ...(ctx.updates ? [ctx.updates.onChanged(scheduleRedraw)] : []),
   ];
 
   return {

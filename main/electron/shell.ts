@@ -19,6 +19,7 @@ import { fallbackLogger, type Logger } from "../core/logger.ts";
 import type { NotificationPolicy } from "../core/notifications/policy.ts";
 import type { SettingsStore } from "../core/settings.ts";
 import type { TrayTracker } from "../core/tray-model.ts";
+import type { UpdateAvailability, UpdaterLike } from "../core/updates/updater-port.ts";
 import type { Notifier, NotificationLike } from "./notifier.ts";
 import type { PageWindowController } from "./page-window.ts";
 import type { PopoverController, Schedule } from "./popover.ts";
@@ -75,6 +76,12 @@ export type ShellDeps = {
   idlePollMs?: number;
   /** Tests shorten the notification throttle windows. */
   policy?: PolicyTuning;
+  /**
+   * Self-update (issue 22): whether this build can update, decided before any updater exists,
+   * and the updater, created only when it can (app.ts: main/electron/updater.ts, electron-updater's
+   * autoUpdater). Absent: no updates.
+   */
+  updater?: { availability: UpdateAvailability; create(): UpdaterLike };
 };
 
 const realSchedule: Schedule = (fn, ms) => {

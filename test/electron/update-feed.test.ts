@@ -3,15 +3,22 @@
 // electron-updater's files only (test/harness/fake-electron-for-updater.ts); the feed fetch,
 // the latest*.yml parse, the version comparison, the download with its progress and the sha512
 // check are electron-updater's own code reading a real socket (test/harness/update-feed.ts).
+// The last test runs the app's whole adapter (electronUpdater) on electron-updater's autoUpdater.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { createLogger } from "../../main/core/logger.ts";
+import { electronUpdater } from "../../main/electron/updater.ts";
+import { fakeAppState } from "../harness/fake-electron-for-updater.ts";
 import {
   channelFileName,
   closedFeedUrl,
   createRealUpdater,
+  fakeAppImageProcess,
+  fakeElectronForUpdater,
   recordUpdaterEvents,
   startLocalFeed,
   type LocalFeed,
@@ -143,4 +150,52 @@ describe("a real electron-updater against a local feed", () => {
     events.replay(stand);
     assert.deepEqual(seen, ["checking-for-update", "update-available 0.3.0-beta.1"]);
   });
+
+  const notLinux = process.platform !== "linux" && "electron-updater's autoUpdater is its AppImage updater on Linux only";
+  test(
+    "the app's own adapter, in an AppImage's layout, creates electron-updater's autoUpdater, which finds the feed in resources/app-update.yml",
+    { skip: notLinux },
+    async () => {
+      // Last in this file: electron-updater's autoUpdater is one per process, and this test gives
+      // the process an Electron-like process.resourcesPath.
+      const f = await feed({ version: "0.2.0", chunks: 1 });
+      const resources = mkdtempSync(join(tmpdir(), "pd-updater-resources-"));
+      const appRoot = join(resources, "app.asar");
+      mkdirSync(appRoot);
+      writeFileSync(join(appRoot, "package.json"), JSON.stringify({ name: "progress-desk", version: "0.1.0" }));
+      writeFileSync(
+        join(resources, "app-update.yml"),
+        `provider: generic\nurl: ${f.url}\nupdaterCacheDirName: progress-desk-updater-own\n`,
+      );
+      mkdirSync(join(resources, "user-data"));
+      fakeElectronForUpdater();
+      fakeAppImageProcess();
+      Object.assign(fakeAppState, { version: "0.1.0", isPackaged: true, appPath: appRoot, userData: join(resources, "user-data") });
+      Object.assign(process, { resourcesPath: resources });
+      try {
+        const records: string[] = [];
+        const host = {
+          platform: process.platform,
+          env: process.env,
+          isPackaged: fakeAppState.isPackaged,
+          resourcesPath: resources,
+          appRoot,
+          logger: createLogger({ sink: (r) => records.push(r.message), level: "debug" }),
+        };
+        const updater = electronUpdater(host);
+        assert.deepEqual(updater.availability, { enabled: true, feed: f.url });
+        const real = updater.create();
+        assert.equal(real.constructor.name, "AppImageUpdater", "electron-updater picks the AppImage updater on Linux");
+        assert.equal(real.autoDownload, false);
+        const events = recordUpdaterEvents(real);
+        await real.checkForUpdates();
+        const [info] = await events.waitFor("update-available");
+        assert.equal(info.version, "0.2.0");
+        assert.deepEqual(f.requests, [`/${channelFileName()}`]);
+        assert.ok(records.includes("updater: Checking for update"), records.join("\n"));
+      } finally {
+        rmSync(resources, { recursive: true, force: true });
+      }
+    },
+  );
 });

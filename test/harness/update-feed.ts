@@ -39,7 +39,7 @@ const FAKE_ELECTRON = pathToFileURL(join(import.meta.dirname, "fake-electron-for
 let hooked = false;
 
 /** Maps `electron`, as required by electron-updater's own files, to the FAKE; nothing else changes. */
-function fakeElectronForUpdater(): void {
+export function fakeElectronForUpdater(): void {
   if (hooked) return;
   hooked = true;
   registerHooks({
@@ -192,6 +192,21 @@ export type RealUpdater = {
 let processSetUp = false;
 
 /**
+ * This process as a running AppImage, as electron-updater sees one: APPIMAGE names a file (the
+ * "running AppImage", which no test installs over) and XDG_CACHE_HOME a temp folder (electron-
+ * updater's download cache on Linux). Once per process; removed when it exits.
+ */
+export function fakeAppImageProcess(): void {
+  if (processSetUp) return;
+  processSetUp = true;
+  const shared = mkdtempSync(join(tmpdir(), "pd-updater-process-"));
+  writeFileSync(join(shared, "Progress-Desk-current.AppImage"), "not really an AppImage");
+  process.env.APPIMAGE = join(shared, "Progress-Desk-current.AppImage");
+  process.env.XDG_CACHE_HOME = join(shared, "cache");
+  process.once("exit", () => rmSync(shared, { recursive: true, force: true }));
+}
+
+/**
  * electron-updater's real AppImageUpdater for an app at `currentVersion` whose app-update.yml
  * names the generic feed at `feedUrl`, set up by the app's own configureUpdater (autoDownload
  * off, no downgrades). Create one at a time: the FAKE app's version is read in the constructor.
@@ -199,16 +214,7 @@ let processSetUp = false;
 export function createRealUpdater(feedUrl: string, currentVersion: string, options: { logger?: Logger } = {}): RealUpdater {
   fakeElectronForUpdater();
   const root = mkdtempSync(join(tmpdir(), "pd-updater-"));
-  if (!processSetUp) {
-    processSetUp = true;
-    // The "running AppImage" (electron-updater replaces this file on install, which no test does)
-    // and the cache root electron-updater derives from the environment on Linux.
-    const shared = mkdtempSync(join(tmpdir(), "pd-updater-process-"));
-    writeFileSync(join(shared, "Progress-Desk-current.AppImage"), "not really an AppImage");
-    process.env.APPIMAGE = join(shared, "Progress-Desk-current.AppImage");
-    process.env.XDG_CACHE_HOME = join(shared, "cache");
-    process.once("exit", () => rmSync(shared, { recursive: true, force: true }));
-  }
+  fakeAppImageProcess();
   const cacheDirName = `progress-desk-updater-${root.slice(-6)}`;
   const configPath = join(root, "app-update.yml");
   // What electron-builder writes into the app's resources for a generic feed.

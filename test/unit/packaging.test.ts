@@ -160,6 +160,38 @@ describe("electron-builder.yml", () => {
     assert.match(build, /^tsc -p tsconfig\.build\.json && /);
     assert.doesNotMatch(build, /vite build --config main/);
   });
+
+  test("electron-builder's own dependency collector packages electron-updater and every package it requires", async () => {
+    // The collector `npm run dist` uses (internal module: an upgrade that moves it says so); it reads `npm ls`.
+    const { getCollectorByPackageManager } = require("app-builder-lib/out/node-module-collector/index.js") as {
+      getCollectorByPackageManager(
+        pm: string,
+        dir: string,
+        tmp: unknown,
+      ): { getNodeModules(o: { packageName: string }): Promise<{ nodeModules: Array<{ name: string; dependencies?: unknown[] }> }> };
+    };
+    const { TmpDir } = require("builder-util") as { TmpDir: new (name: string) => { cleanup(): Promise<void> } };
+    const tmp = new TmpDir("packaging-test");
+    try {
+      const { nodeModules } = await getCollectorByPackageManager("npm", root, tmp).getNodeModules({ packageName: "progress-desk" });
+      const names = new Set<string>();
+      const walk = (list: unknown[] | undefined): void => {
+        for (const m of (list ?? []) as Array<{ name: string; dependencies?: unknown[] }>) {
+          names.add(m.name);
+          walk(m.dependencies);
+        }
+      };
+      walk(nodeModules);
+      const updater = JSON.parse(readFileSync(join(root, "node_modules", "electron-updater", "package.json"), "utf8")) as {
+        dependencies: Record<string, string>;
+      };
+      for (const name of ["electron-updater", ...Object.keys(updater.dependencies)]) assert.ok(names.has(name), `${name} is packaged`);
+      assert.ok(!names.has("electron"), "Electron itself is not a packaged module");
+      assert.ok(!names.has("electron-builder"), "build tools are not packaged");
+    } finally {
+      await tmp.cleanup();
+    }
+  });
 });
 
 describe("scripts/dist.ts", () => {

@@ -65,6 +65,12 @@ describe("a real electron-updater against a local feed", () => {
     assert.equal(downloaded.version, "0.2.0");
     assert.deepEqual(files, [downloaded.downloadedFile]);
     assert.equal(
+      downloaded.downloadedFile,
+      join(u.cacheDir, "pending", f.fileName),
+      "in electron-updater's cache, where the tamper case looks too",
+    );
+    assert.deepEqual(pending(u), [f.fileName]);
+    assert.equal(
       createHash("sha512").update(readFileSync(downloaded.downloadedFile!)).digest("base64"),
       f.sha512,
       "the file on disk is the one the feed describes",

@@ -54,12 +54,12 @@ describe("availabilityFacts", () => {
       [join(ROOT, "package.json")]: SIGNED,
       [join(RES, "package-type")]: "deb\n",
     });
-    assert.deepEqual(availabilityFacts({ ...h, platform: "linux", env: { APPIMAGE: "/tmp/x.AppImage" } }), {
+    assert.deepEqual(availabilityFacts({ ...h, platform: "linux", env: { APPIMAGE: "/home/someone/Progress-Desk.AppImage" } }), {
       platform: "linux",
       isPackaged: true,
       updateConfig: FEED,
       build: { signing: "identity", notarized: true },
-      appImage: "/tmp/x.AppImage",
+      appImage: "/home/someone/Progress-Desk.AppImage",
       linuxPackageType: "deb",
     });
     assert.ok(reads.includes(join(RES, "app-update.yml")));

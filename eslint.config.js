@@ -42,6 +42,20 @@ export const LAYER_ZONES = [
   { target: "./preload", from: ["./main", "./renderer", ...TOOLING], message: "the preload reaches the app through common/ only." },
 ];
 
+/**
+ * Only the Electron shell runs in Electron: nothing else loads `electron` or the packages that
+ * need it at load (electron-updater, electron-store, electron-log's Electron entry); the preload
+ * may use `electron` itself. scripts/lint-layers.ts proves this fires too.
+ */
+const ELECTRON_ONLY = ["electron-updater", "electron-updater/*", "electron-store", "electron-log", "electron-log/*"];
+export const ELECTRON_ZONES = [
+  {
+    files: ["common/**", "main/core/**", "main/host/**", "main/cli/**", "renderer/**"],
+    forbidden: ["electron", "electron/*", ...ELECTRON_ONLY],
+  },
+  { files: ["preload/**"], forbidden: ELECTRON_ONLY },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -77,6 +91,15 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },
+  ...ELECTRON_ZONES.map(({ files, forbidden }) => ({
+    files,
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: forbidden, message: "only main/electron runs in Electron and may load this." }] },
+      ],
+    },
+  })),
   {
     // Tests and benchmarks index fixtures they just built (`rows[0]!`) and type fakes loosely:
     // an assertion that fails there fails the test, which is the point of it.

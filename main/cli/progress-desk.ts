@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `progress-desk` command.
 import { parseArgs } from "node:util";
+import { channelOfVersion } from "../core/updates/availability.ts";
 import { appVersion } from "../core/version.ts";
 import { runHost } from "./host.ts";
 import { checkSecretFlags, readBoundedStream, resolveSecrets, secretFlagWarnings, type SecretFlags } from "./secret-args.ts";
@@ -67,7 +68,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.version) {
-    process.stdout.write(`${appVersion()}\n`);
+    // The command line has no update setting of its own: the channel is the version's.
+    const version = appVersion();
+    process.stdout.write(`progress-desk ${version} (${channelOfVersion(version)} channel)\n`);
     return EXIT.ok;
   }
   const command = positionals[0];

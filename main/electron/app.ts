@@ -27,6 +27,7 @@ import { fileLogger } from "./log-file.ts";
 import { startShell, type Shell } from "./shell.ts";
 import { openSettingsFile } from "./settings-file.ts";
 import { buildTestHooks, testHooksEnabled } from "./test-hooks.ts";
+import { electronUpdater } from "./updater.ts";
 import { lockNavigation, lockSession } from "./window-security.ts";
 
 const root = packageRoot();
@@ -105,6 +106,15 @@ if (!app.requestSingleInstanceLock()) {
       logFolder: logsDir,
       openPath: (path) => shell.openPath(path),
       writeClipboard: (text) => clipboard.writeText(text),
+      // electron-updater itself is required only if the shell creates the updater.
+      updater: electronUpdater({
+        platform: process.platform,
+        env: process.env,
+        isPackaged: app.isPackaged,
+        resourcesPath: process.resourcesPath,
+        appRoot: root,
+        logger,
+      }),
     });
     if (testHooksEnabled(process.env, app.isPackaged)) {
       const shell = running;

@@ -1,13 +1,23 @@
 // Packaging: electron-builder.yml is valid for the installed electron-builder (its own JSON
 // schema) and says what a menu-bar app needs; scripts/dist.ts signs ad hoc only when no
-// identity is configured, and electron-builder reads its overrides the way we mean them.
+// identity is configured, records how it signed, passes the update feed on, and electron-builder
+// reads its overrides the way we mean them. Nothing here builds.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Ajv } from "ajv";
-import { AD_HOC, NOTARIZE, builderArgs, downloadFailureHint } from "../../scripts/dist.ts";
+import {
+  AD_HOC,
+  NOTARIZE,
+  SIGNED_RECORD,
+  UNSIGNED_RECORD,
+  UPDATE_URL_ENV,
+  builderArgs,
+  builderEnv,
+  downloadFailureHint,
+} from "../../scripts/dist.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 // js-yaml and plist ship without types; they come with electron-builder, like ajv.
@@ -22,6 +32,7 @@ type BuilderConfig = {
   directories: { output: string; buildResources: string };
   files: string[];
   asar: boolean;
+  publish: { provider: string; url: string };
   electronFuses: Record<string, boolean>;
   mac: {
     target: Target[];
@@ -105,6 +116,82 @@ describe("electron-builder.yml", () => {
     assert.ok(linux.synopsis.length > 0 && linux.synopsis.length <= 80);
     assert.ok(existsSync(join(root, linux.icon)), linux.icon);
   });
+
+  test("publishes to a generic feed whose URL is PROGRESS_DESK_UPDATE_URL, expanded by electron-builder at build time", () => {
+    assert.deepEqual(config.publish, { provider: "generic", url: "${env.PROGRESS_DESK_UPDATE_URL}" });
+    assert.equal(UPDATE_URL_ENV, "PROGRESS_DESK_UPDATE_URL");
+    // electron-builder's own macro expansion (internal module; an upgrade that moves it says so).
+    const { expandMacro } = require("app-builder-lib/out/util/macroExpander.js") as {
+      expandMacro(pattern: string, arch: string | null, appInfo: object): string;
+    };
+    const saved = process.env[UPDATE_URL_ENV];
+    try {
+      process.env[UPDATE_URL_ENV] = "https://updates.example.com/desk/";
+      assert.equal(expandMacro(config.publish.url, null, {}), "https://updates.example.com/desk/");
+      process.env[UPDATE_URL_ENV] = "";
+      assert.equal(expandMacro(config.publish.url, null, {}), "", "empty: a build without a feed (scripts/dist.ts)");
+      delete process.env.PROGRESS_DESK_UPDATE_URL;
+      assert.throws(() => expandMacro(config.publish.url, null, {}), /env PROGRESS_DESK_UPDATE_URL is not defined/);
+    } finally {
+      if (saved === undefined) delete process.env.PROGRESS_DESK_UPDATE_URL;
+      else process.env.PROGRESS_DESK_UPDATE_URL = saved;
+    }
+  });
+
+  test("the update feed files are written: a zip for macOS (electron-updater's download there) and an AppImage for Linux", () => {
+    // electron-builder writes latest-mac.yml from the zip target and latest-linux.yml from the
+    // AppImage, whenever a publish configuration exists (as above), whether or not it uploads.
+    assert.ok(targets(config.mac.target).zip, "mac: zip");
+    assert.ok(targets(config.linux.target).AppImage, "linux: AppImage");
+  });
+
+  test("electron-updater is a production dependency, packaged from node_modules (the main process is never bundled)", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+      allowScripts: Record<string, unknown>;
+    };
+    assert.match(pkg.dependencies["electron-updater"] ?? "", /^6\.8\.\d+$/, "an exact 6.8.x version");
+    assert.equal(pkg.devDependencies["electron-updater"], undefined, "devDependencies are not packaged");
+    assert.ok(!config.files.some((pattern) => pattern.includes("node_modules")), "nothing in files keeps node_modules out");
+    assert.ok(!Object.keys(pkg.allowScripts).some((name) => name.includes("electron-updater")), "it needs no install script");
+    // The main process is compiled by tsc (the build script's first step); vite bundles only the pages and the preload.
+    const build = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { build: string } }).scripts.build;
+    assert.match(build, /^tsc -p tsconfig\.build\.json && /);
+    assert.doesNotMatch(build, /vite build --config main/);
+  });
+
+  test("electron-builder's own dependency collector packages electron-updater and every package it requires", async () => {
+    // The collector `npm run dist` uses (internal module: an upgrade that moves it says so); it reads `npm ls`.
+    const { getCollectorByPackageManager } = require("app-builder-lib/out/node-module-collector/index.js") as {
+      getCollectorByPackageManager(
+        pm: string,
+        dir: string,
+        tmp: unknown,
+      ): { getNodeModules(o: { packageName: string }): Promise<{ nodeModules: Array<{ name: string; dependencies?: unknown[] }> }> };
+    };
+    const { TmpDir } = require("builder-util") as { TmpDir: new (name: string) => { cleanup(): Promise<void> } };
+    const tmp = new TmpDir("packaging-test");
+    try {
+      const { nodeModules } = await getCollectorByPackageManager("npm", root, tmp).getNodeModules({ packageName: "progress-desk" });
+      const names = new Set<string>();
+      const walk = (list: unknown[] | undefined): void => {
+        for (const m of (list ?? []) as Array<{ name: string; dependencies?: unknown[] }>) {
+          names.add(m.name);
+          walk(m.dependencies);
+        }
+      };
+      walk(nodeModules);
+      const updater = JSON.parse(readFileSync(join(root, "node_modules", "electron-updater", "package.json"), "utf8")) as {
+        dependencies: Record<string, string>;
+      };
+      for (const name of ["electron-updater", ...Object.keys(updater.dependencies)]) assert.ok(names.has(name), `${name} is packaged`);
+      assert.ok(!names.has("electron"), "Electron itself is not a packaged module");
+      assert.ok(!names.has("electron-builder"), "build tools are not packaged");
+    } finally {
+      await tmp.cleanup();
+    }
+  });
 });
 
 describe("scripts/dist.ts", () => {
@@ -120,11 +207,23 @@ describe("scripts/dist.ts", () => {
     assert.deepEqual(builderArgs("darwin", { CSC_LINK: "" }, []), ["--mac", ...AD_HOC], "an empty variable is no identity");
   });
 
-  test("macOS with CSC_LINK, CSC_NAME or an explicit identity leaves signing to electron-builder", () => {
-    assert.deepEqual(builderArgs("darwin", { CSC_LINK: "cert.p12" }, user), ["--mac", ...user]);
-    assert.deepEqual(builderArgs("darwin", { CSC_NAME: "Developer ID Application: Example" }, []), ["--mac"]);
-    assert.deepEqual(builderArgs("darwin", {}, ["-c.mac.identity=null"]), ["--mac", "-c.mac.identity=null"]);
-    assert.deepEqual(builderArgs("darwin", {}, ["--config.mac.identity", "X"]), ["--mac", "--config.mac.identity", "X"]);
+  test("macOS with CSC_LINK, CSC_NAME or an explicit identity leaves signing to electron-builder, and records it", () => {
+    assert.deepEqual(builderArgs("darwin", { CSC_LINK: "cert.p12" }, user), ["--mac", ...user, SIGNED_RECORD]);
+    assert.deepEqual(builderArgs("darwin", { CSC_NAME: "Developer ID Application: Example" }, []), ["--mac", SIGNED_RECORD]);
+    assert.deepEqual(builderArgs("darwin", {}, ["--config.mac.identity", "X"]), ["--mac", "--config.mac.identity", "X", SIGNED_RECORD]);
+    assert.deepEqual(builderArgs("darwin", {}, ["-c.mac.identity=Developer ID Application: A=B"]), [
+      "--mac",
+      "-c.mac.identity=Developer ID Application: A=B",
+      SIGNED_RECORD,
+    ]);
+    // identity null: electron-builder does not sign at all.
+    assert.deepEqual(builderArgs("darwin", {}, ["-c.mac.identity=null"]), ["--mac", "-c.mac.identity=null", UNSIGNED_RECORD]);
+    assert.deepEqual(builderArgs("darwin", {}, ["--config.mac.identity", "null"]), [
+      "--mac",
+      "--config.mac.identity",
+      "null",
+      UNSIGNED_RECORD,
+    ]);
   });
 
   test("notarizes only with an identity and a complete set of Apple credentials", () => {
@@ -134,10 +233,21 @@ describe("scripts/dist.ts", () => {
       { APPLE_ID: "a@example.com", APPLE_APP_SPECIFIC_PASSWORD: "pw", APPLE_TEAM_ID: "T" },
       { APPLE_KEYCHAIN: "kc", APPLE_KEYCHAIN_PROFILE: "p" },
     ]) {
-      assert.deepEqual(builderArgs("darwin", { ...id, ...creds }, []), ["--mac", NOTARIZE]);
+      assert.deepEqual(builderArgs("darwin", { ...id, ...creds }, []), ["--mac", SIGNED_RECORD, ...NOTARIZE]);
       assert.deepEqual(builderArgs("darwin", creds, []), ["--mac", ...AD_HOC], "ad hoc is never notarized");
     }
-    assert.deepEqual(builderArgs("darwin", { ...id, APPLE_ID: "a@example.com", APPLE_TEAM_ID: "T" }, []), ["--mac"]);
+    assert.deepEqual(builderArgs("darwin", { ...id, APPLE_ID: "a@example.com", APPLE_TEAM_ID: "T" }, []), ["--mac", SIGNED_RECORD]);
+  });
+
+  test("the update feed: PROGRESS_DESK_UPDATE_URL passed on when it is an http(s) URL, set empty (no feed) when absent", () => {
+    assert.deepEqual(builderEnv({ PATH: "/bin", PROGRESS_DESK_UPDATE_URL: " https://updates.example.com/desk/ " }), {
+      env: { PATH: "/bin", PROGRESS_DESK_UPDATE_URL: "https://updates.example.com/desk/" },
+      feed: "https://updates.example.com/desk/",
+    });
+    assert.deepEqual(builderEnv({ PATH: "/bin" }), { env: { PATH: "/bin", PROGRESS_DESK_UPDATE_URL: "" }, feed: null });
+    assert.deepEqual(builderEnv({ PROGRESS_DESK_UPDATE_URL: "  " }), { env: { PROGRESS_DESK_UPDATE_URL: "" }, feed: null });
+    assert.throws(() => builderEnv({ PROGRESS_DESK_UPDATE_URL: "updates.example.com/desk" }), /must be an http\(s\) URL/);
+    assert.throws(() => builderEnv({ PROGRESS_DESK_UPDATE_URL: "file:///srv/feed/" }), /must be an http\(s\) URL/);
   });
 
   test("refuses other platforms", () => {
@@ -169,9 +279,34 @@ describe("scripts/dist.ts", () => {
       assert.equal(merged.mac.hardenedRuntime, false);
       assert.equal(merged.mac.notarize, false);
       assert.equal(merged.mac.extendInfo.LSUIElement, true, "the YAML still applies");
+      assert.deepEqual(
+        (merged as { extraMetadata?: unknown }).extraMetadata,
+        { progressDeskBuild: { signing: "ad-hoc" } },
+        "the signing record",
+      );
     } finally {
       log.stream = stream;
     }
+  });
+
+  test("electron-builder reads a signed, notarized build's record as the package.json fields the app checks", async () => {
+    const cli = require("electron-builder/out/builder.js") as {
+      createYargs(): unknown;
+      configureBuildCommand(y: unknown): { parse(args: string[]): Record<string, unknown> };
+      normalizeOptions(args: Record<string, unknown>): { config: Record<string, unknown> };
+    };
+    const args = builderArgs(
+      "darwin",
+      { CSC_NAME: "Developer ID Application: Example", APPLE_KEYCHAIN: "kc", APPLE_KEYCHAIN_PROFILE: "p" },
+      [],
+    );
+    const { config: overrides } = cli.normalizeOptions(cli.configureBuildCommand(cli.createYargs()).parse(args));
+    assert.deepEqual(
+      overrides.extraMetadata,
+      { progressDeskBuild: { signing: "identity", notarized: true } },
+      "notarized is a boolean, as the app reads it",
+    );
+    assert.deepEqual(overrides.mac, { notarize: "true" }, "the schema check coerces this one");
   });
 
   test("explains a failed download, and tells it from other failures", () => {

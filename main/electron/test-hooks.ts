@@ -14,6 +14,10 @@ export type TestHooks = {
   dashboardOnTop(): boolean | null;
   dashboardBounds(): unknown;
   updateSettings(patch: SettingsPatch): unknown;
+  /** The app's own update state (U7): what the tray, the popover and Settings draw. */
+  updates(): unknown;
+  /** The tray menu's labels, top first. */
+  trayMenuLabels(): string[];
   quit(): Promise<void>;
 };
 
@@ -35,6 +39,8 @@ export function buildTestHooks(shell: Shell, quit: () => Promise<void>): TestHoo
     dashboardOnTop: () => shell.dashboard.window()?.isAlwaysOnTop() ?? null,
     dashboardBounds: () => shell.dashboard.window()?.getBounds() ?? null,
     updateSettings: (patch) => shell.settings.update(patch),
+    updates: () => shell.updates.view(),
+    trayMenuLabels: () => shell.tray.menuLabels(),
     quit,
   };
 }

@@ -158,6 +158,14 @@ export class TrayController {
     this.tray.setImage(file);
   }
 
+  /** The menu's labels, top first, a separator as "—" (the test hooks: Playwright cannot open a native menu). */
+  menuLabels(): string[] {
+    if (!this.current) return [];
+    return menuTemplate(this.current, this.deps.actions, this.deps.platform).map((i) =>
+      String(i.label ?? (i.type === "separator" ? "—" : "")),
+    );
+  }
+
   bounds(): Rect {
     return this.tray.getBounds();
   }

@@ -4,7 +4,7 @@
 // native tray cannot be clicked by Playwright, so the app exposes test hooks in main
 // (PROGRESS_DESK_TEST_HOOKS=1, unpackaged runs only).
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -27,6 +27,8 @@ type Hooks = {
   openPage(page: string): Promise<void>;
   dashboardOnTop(): boolean | null;
   updateSettings(patch: Record<string, unknown>): unknown;
+  updates(): { state: string; reason?: string; currentVersion: string };
+  trayMenuLabels(): string[];
   quit(): Promise<void>;
 };
 
@@ -120,6 +122,16 @@ describe("the Electron app (Playwright _electron)", () => {
     console.log(`memory (sum of working sets): tray only ${idle.toFixed(0)} MB, popover open ${open.toFixed(0)} MB`);
     assert.ok(idle <= 120, `tray only: ${idle.toFixed(0)} MB`);
     assert.ok(open <= 200, `popover open: ${open.toFixed(0)} MB`);
+  });
+
+  test("run from the checkout, it does not update itself and its menu says why (U7)", { skip, timeout: 180_000 }, async () => {
+    const view = await hooks(app, (h) => h.updates());
+    assert.equal(view.state, "disabled");
+    assert.equal(view.reason, "Updates come with the installed app");
+    assert.equal(view.currentVersion, JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version);
+    const labels = await hooks(app, (h) => h.trayMenuLabels());
+    assert.ok(labels.includes("Updates: Updates come with the installed app"), labels.join(" | "));
+    assert.ok(!labels.some((l) => l.startsWith("Restart to Update")), labels.join(" | "));
   });
 
   test("the dashboard's pin (always on top) persists across a restart", { skip, timeout: 180_000 }, async () => {

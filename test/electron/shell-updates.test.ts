@@ -92,7 +92,7 @@ async function start(opts: { availability?: UpdateAvailability; withUpdater?: bo
 
 describe("updates in the menu-bar app (U1, U5, U6)", () => {
   test("a downloaded update puts Restart to Update at the top of the menu and a ready line in the popover's state", async () => {
-    const { updater, events, labels, menu, snapshotUpdates, f, checksAtStart, clock } = await start();
+    const { updater, events, labels, menu, snapshotUpdates, f, checksAtStart, clock, shell } = await start();
     assert.equal(checksAtStart, 0, "not while the Gateway was connecting");
     assert.equal(updater.checks, 1, "checked once the connection settled");
     assert.ok(labels().includes("Checking for updates…"), labels().join(" | "));
@@ -104,6 +104,7 @@ describe("updates in the menu-bar app (U1, U5, U6)", () => {
     clock.advance(REDRAW_COALESCE_MS);
     assert.equal(f.menus.at(-1)?.items[0]?.label, "Restart to Update (1.2.3)");
     assert.equal(labels()[0], "Restart to Update (1.2.3)");
+    assert.deepEqual(shell.tray.menuLabels(), labels(), "what the _electron suite's hook reads is the menu drawn");
     const view = await snapshotUpdates();
     assert.equal(readyLine(view), "Version 1.2.3 is ready");
     const last = events.at(-1);

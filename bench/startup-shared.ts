@@ -14,7 +14,7 @@ import { pagePath } from "../common/pages.ts";
 import { SettingsDocumentSchema } from "../common/settings-schema.ts";
 import { freshDataFolder, spawnCli, spawnWithToken, type Spawned } from "./cli-process.ts";
 import { withTimeout, type HostedGateway } from "./gateway-process.ts";
-import { openPlainPage } from "./plain-page.ts";
+import { blankPage } from "./plain-page.ts";
 import { realisticNote } from "./realistic-note.ts";
 
 // Callbacks passed to page.evaluate run in the page; the Node-side program has no DOM types.
@@ -333,6 +333,9 @@ async function startHostPage(
   browser: Browser,
   timeoutMs: number,
 ): Promise<{ proc: Spawned; page: Page; rssBefore: number | null }> {
+  // The tab is made before the spawn, as the browser is launched before it: a window the app has
+  // ready, not part of what is timed. Only loading the page is.
+  const { page } = await blankPage(browser, VIEWPORT[pageName]);
   const proc = spawnCli(["host"], null, { home });
   let rssBefore: number | null = null;
   try {
@@ -350,9 +353,13 @@ async function startHostPage(
     );
     // The host prints the popover's address; the dashboard is served beside it.
     const pageUrl = pageName === "popover" ? url : url.replace(pagePath("popover"), pagePath(pageName));
-    const { page } = await openPlainPage(browser, pageUrl, VIEWPORT[pageName]);
+    await page.goto(pageUrl);
     return { proc, page, rssBefore };
   } catch (err) {
+    await page
+      .context()
+      .close()
+      .catch(() => {});
     await proc.stop();
     throw err;
   }

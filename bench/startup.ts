@@ -296,7 +296,7 @@ function section(
       "and reads every listed session's card with 8 `progressCard.get` in flight, timed to its result line on stdout; " +
       "**core** is `progress-desk watch --json` (the built CLI: the desk core; one-line notes only), timed to the stdout line that completes a card line for every card; " +
       "**popover** and **dashboard** are `progress-desk host`, its data folder written before the spawn through the desk's own settings store (the Gateway and its token, the pins), " +
-      "and that page opened in Chromium (launched before the timing; a fresh context, no request interception; 400×900 for the popover, 1280×900 for the dashboard) as soon as the host prints its address, " +
+      "and that page loaded in Chromium (launched, and a fresh context with a blank tab made, before the timing; no request interception; 400×900 for the popover, 1280×900 for the dashboard) as soon as the host prints its address, " +
       "timed to the first animation frame in which the page accounts for every card: distinct cards drawn with their title outside groups (`[data-card-key]`) plus the sum of " +
       "every popover group's `data-group-count` (its whole size, open or closed), counted again only in a frame after the page's DOM changed (a MutationObserver marks it), " +
       "so the count, which walks every drawn card, does not take the page's main thread in every frame. " +

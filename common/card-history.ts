@@ -186,12 +186,19 @@ export class CardHistory {
     }
     const maxCards = this.opts.maxCards ?? MAX_CARDS;
     if (this.histories.length > maxCards) {
+      const dropped = this.histories.slice(0, this.histories.length - maxCards);
       this.histories = this.histories.slice(-maxCards);
-      this.reindex();
+      // Usually one card: only its key is made again (rebuilding the index here made a key for
+      // every card, each time a card was added at the cap).
+      for (const h of dropped) {
+        if (h.endedAt !== null) continue;
+        const key = cardSlotKey(h);
+        if (this.open.get(key) === h) this.open.delete(key);
+      }
     }
   }
 
-  /** The open histories found again from the list (at load, and when the bound dropped cards). */
+  /** The open histories found from the list (at load). */
   private reindex(): void {
     this.open.clear();
     // At most one is open per card; were a saved file to hold more, the latest wins, as it always did.

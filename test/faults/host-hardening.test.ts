@@ -304,7 +304,7 @@ parentPort.on("message", () => {
 
 describe("what a client with the secret can do", () => {
   test("a path with a dot segment is 404 on each origin: assets/../settings.html does not serve Settings on the main origin, nor the reverse", async () => {
-    const asset = readdirSync(join(builtCli, "..", "..", "..", "renderer", "assets")).find((n) => n.endsWith(".js"));
+    const asset = readdirSync(join(builtCli, "..", "..", "renderer", "assets")).find((n) => n.endsWith(".js"));
     assert.ok(asset, "the built pages have a script asset");
     const main = (rest: string): string => `/${host.secret}${rest}`;
     const settings = (rest: string): string => `/${host.settingsSecret}${rest}`;

@@ -10,6 +10,7 @@ import { GROUP_PAGE } from "../../renderer/lib/card-groups.ts";
 import { chromiumAvailable } from "./chromium.ts";
 import { emitChange, FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, sessionRow, type FakeCard } from "./fake-desk.ts";
 import { pageSuite } from "./page-suite.ts";
+import { clickWhenSteady } from "./steady-layout.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -92,7 +93,7 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     const { page } = await open(data);
     const rendered = () => page.locator('[data-group="idle"] [data-card-key]').count();
     const more = page.locator('[data-group="idle"] button.group-more');
-    await groupToggle(page, "idle").click();
+    await clickWhenSteady(groupToggle(page, "idle"));
     assert.equal(await groupToggle(page, "idle").getAttribute("aria-expanded"), "true");
     assert.equal(await rendered(), GROUP_PAGE);
     assert.equal((await more.textContent())?.trim(), `Show ${GROUP_PAGE} more (${150 - GROUP_PAGE} not shown yet)`);
@@ -108,10 +109,10 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     await last.scrollIntoViewIfNeeded();
     assert.ok(await last.locator("article.card").isVisible(), "the group's last card can be scrolled to and seen");
     assert.equal(await page.locator('[data-group="finished"] [data-card-key]').count(), 0, "the other group stays closed");
-    await groupToggle(page, "idle").click();
+    await clickWhenSteady(groupToggle(page, "idle"));
     assert.equal(await rendered(), 0);
     // Opened again, it starts from one page.
-    await groupToggle(page, "idle").click();
+    await clickWhenSteady(groupToggle(page, "idle"));
     assert.equal(await rendered(), GROUP_PAGE);
   });
 
@@ -119,7 +120,7 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     const { page } = await open(cards(), "", { noObserver: true });
     const rendered = () => page.locator('[data-group="idle"] [data-card-key]').count();
     const more = page.locator('[data-group="idle"] button.group-more');
-    await groupToggle(page, "idle").click();
+    await clickWhenSteady(groupToggle(page, "idle"));
     assert.equal(await rendered(), GROUP_PAGE);
     await more.focus();
     await page.keyboard.press("Enter");
@@ -133,7 +134,7 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     const data = cards();
     const onlyIdle = { ...data, all: data.idle };
     const { page } = await open(onlyIdle, "", { height: 6000, collapsed: true });
-    await groupToggle(page, "idle").click();
+    await clickWhenSteady(groupToggle(page, "idle"));
     // No scrolling: the button stays near after each page, and each page is followed by the next.
     await page.waitForFunction(
       (n: number) => document.querySelectorAll('[data-group="idle"] [data-card-key]').length >= n,
@@ -170,7 +171,7 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
   test("an open group stays open through updates, also when its count changes", async () => {
     const data = cards();
     const { page } = await open(data);
-    await groupToggle(page, "finished").click();
+    await clickWhenSteady(groupToggle(page, "finished"));
     // A newer revision of a folded card, still finished days ago; then a fresh card on top.
     const old = data.finished[3]!;
     await emitChange(page, { type: "card", gatewayId: FAKE_GW, entry: fakeEntry({ ...old, revision: 2 }) });

@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { chromiumAvailable, launchChromiumBeside } from "../browser/chromium.ts";
 import { FAKE_GW, fakeSettings, fakeSnapshot, installFake, servePages, type FakeCard } from "../browser/fake-desk.ts";
 import type { StaticServer } from "../browser/server.ts";
+import { clickWhenSteady } from "../browser/steady-layout.ts";
 import { card as fakeCard, helloOk, startFakeGateway, type FakeGateway } from "../faults/fake-gateway.ts";
 import type { BareClient } from "../harness/bare-client.ts";
 import type { TestGateway } from "../harness/gateway.ts";
@@ -388,11 +389,11 @@ describe(
             const toggle = (id: string) => page.locator(`[data-group="${id}"] button.group-toggle`);
             await toggle("idle").waitFor(WAIT);
             await check("groups closed");
-            await toggle("finished").click();
+            await clickWhenSteady(toggle("finished"));
             await page.locator('[data-group="finished"] article.card').first().waitFor(WAIT);
             await toggle("idle").focus();
             await check("finished group open, idle header focused");
-            await toggle("idle").click();
+            await clickWhenSteady(toggle("idle"));
             await page.locator('[data-group="idle"] article.card').first().waitFor(WAIT);
             await check("both groups open");
           })),

@@ -13,6 +13,7 @@ import { WHOLE_AT_ONCE } from "../../renderer/lib/card-groups.ts";
 import { chromiumAvailable } from "./chromium.ts";
 import { FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, type FakeCard } from "./fake-desk.ts";
 import { pageSuite } from "./page-suite.ts";
+import { until } from "../harness/until.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
@@ -150,6 +151,28 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     // The whole card's controls are there now, next to the focused title.
     assert.ok((await card.locator("button").count()) > 1, "the whole card has its controls");
   });
+
+  for (const where of ["popover", "dashboard"] as const) {
+    test(`${where}: a shell on screen drawn whole keeps its height (title bar, timing line, steps)`, async () => {
+      // Cards without a note: what is left of a card is the same in its shell and drawn whole.
+      const data = cards().map(({ markdown: _markdown, ...c }) => c);
+      const { page } = await open(where, data);
+      const far = page.locator("article.card.shell").nth(60);
+      const key = await far.getAttribute("data-key");
+      const height = () =>
+        page.evaluate((k: string) => {
+          const el = [...document.querySelectorAll("article.card")].find((e: any) => e.dataset.key === k);
+          return { shell: el.classList.contains("shell"), h: el.getBoundingClientRect().height };
+        }, key!);
+      const before = await height();
+      assert.equal(before.shell, true);
+      // A jump, not a scroll: the card is on screen before it is drawn whole.
+      await far.evaluate((e: any) => e.scrollIntoView({ block: "center" }));
+      await until("the card drawn whole", async () => !(await height()).shell);
+      const after = await height();
+      assert.ok(Math.abs(after.h - before.h) < 1, `${before.h.toFixed(1)} px as a shell, ${after.h.toFixed(1)} px drawn whole`);
+    });
+  }
 
   test("popover: sixty changes arriving one task apart cost a handful of page updates, and every one shows", async () => {
     const data = cards().slice(0, 60);

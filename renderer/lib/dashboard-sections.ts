@@ -82,3 +82,17 @@ export function subAgentsLabel(shown: number, count: number): string {
   const noun = count === 1 ? "sub-agent" : "sub-agents";
   return shown === count ? `${count} ${noun}` : `${shown} of ${count} ${noun}`;
 }
+
+/** `next`, or `previous` when it holds the same pins (a new set for the same pins would update every widget of the page). */
+export function sameSetAs<T>(previous: ReadonlySet<T> | null, next: ReadonlySet<T>): ReadonlySet<T> {
+  if (!previous || previous.size !== next.size) return next;
+  for (const x of next) if (!previous.has(x)) return next;
+  return previous;
+}
+
+/** `next`, or `previous` when it shows the same widgets with the same counts (see sameSetAs). */
+export function sameFilterAs(previous: FilterResult | null, next: FilterResult): FilterResult {
+  if (!previous || previous.total !== next.total || previous.perSection.size !== next.perSection.size) return next;
+  for (const [k, n] of next.perSection) if (previous.perSection.get(k) !== n) return next;
+  return sameSetAs(previous.shown, next.shown) === previous.shown ? previous : next;
+}

@@ -8,13 +8,29 @@
 /** How far outside the screen a shell is drawn whole: a screen above and below, so scrolling never shows a shell. */
 const NEAR_SCREEN = "100% 0px";
 
-let observer: IntersectionObserver | null = null;
-const waiting = new Map<Element, () => void>();
+// The browser's IntersectionObserver, typed by what is used of it: the unit test runs this module
+// under Node with a fake one (test/renderer/card-drawing.test.ts).
+type Shell = EventTarget;
+interface NearObserver {
+  observe(el: Shell): void;
+  unobserve(el: Shell): void;
+}
+type NearObserverClass = new (
+  report: (entries: readonly { target: Shell; isIntersecting: boolean }[]) => void,
+  options: { rootMargin: string },
+) => NearObserver;
 
-function nearScreen(): IntersectionObserver | null {
-  if (observer || typeof IntersectionObserver === "undefined") return observer;
-  observer = new IntersectionObserver(
+let observer: NearObserver | null = null;
+const waiting = new Map<Shell, () => void>();
+/** Whether cards coming near the screen wait (a load is on: see holdNearScreenDraws). */
+let held = false;
+
+function nearScreen(): NearObserver | null {
+  const Observer = (globalThis as { IntersectionObserver?: NearObserverClass }).IntersectionObserver;
+  if (observer || !Observer) return observer;
+  observer = new Observer(
     (entries) => {
+      if (held) return;
       for (const e of entries) if (e.isIntersecting) waiting.get(e.target)?.();
     },
     { rootMargin: NEAR_SCREEN },
@@ -23,11 +39,31 @@ function nearScreen(): IntersectionObserver | null {
 }
 
 /**
+ * While a load streams cards in (a start-up: hundreds in two seconds), a shell that comes near the
+ * screen waits: the cards still to come push most of those far down (the dashboard's pins above it
+ * are short placeholders until their cards arrive), and drawing one whole costs about 40 KB of page
+ * heap and CPU the Gateway's reads wait on. When the hold ends, the shells near the screen then are
+ * drawn. Focus or a press still draws a shell at once; the first cards of a list are whole anyway.
+ */
+export function holdNearScreenDraws(on: boolean): void {
+  if (held === on) return;
+  held = on;
+  if (on || !observer) return;
+  // Where each shell is now, not where the observer last saw it: the last cards of the load may not
+  // be laid out in its reports yet, and a shell they pushed far down would be drawn for nothing.
+  // Observing again reports every shell afresh after the next layout.
+  for (const el of waiting.keys()) {
+    observer.unobserve(el);
+    observer.observe(el);
+  }
+}
+
+/**
  * Calls `draw` once: when `element` comes near the screen, when focus enters it or a pointer presses
  * on it, whichever is first (at once where there is no IntersectionObserver). Returns a function
  * that cancels it (the card left the page first).
  */
-export function drawWhenNeeded(element: Element, draw: () => void): () => void {
+export function drawWhenNeeded(element: Shell, draw: () => void): () => void {
   let done = false;
   const fire = (): void => {
     if (done) return;

@@ -17,6 +17,7 @@ import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../commo
 import type { UpdateView } from "../../common/updates.ts";
 import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 import { shownSlotsOf } from "../../common/visible-cards.ts";
+import { holdNearScreenDraws } from "./card-drawing.ts";
 import { ExpansionMemory } from "./expansion.ts";
 import { connectionForDisplay, entryForDisplay, sessionsForDisplay } from "./display-text.ts";
 
@@ -35,12 +36,19 @@ const RELOAD_RETRY_MS = 2000;
 /**
  * P6: a change is applied the moment it arrives, unless a load is on: this many different cards
  * changed within BURST_WAIT_MS (a start-up brings hundreds a second). Changes are then applied
- * together every BURST_WAIT_MS: drawing the list ten times a second instead of once per card leaves
- * the CPU to the Gateway and the core, which a start-up waits on (issue 21). One card changing fast
- * (an agent writing often) is no load, and neither is a put's card, session row and activity.
+ * together every LOAD_BATCH_MS: drawing the list four times a second instead of once per card leaves
+ * the CPU to the Gateway and the core, which a start-up waits on (issue 21). Every batch lays the
+ * whole list out again: every 100 ms, the page's main thread spent a median 1.6 s on a start-up of
+ * 300 cards in the popover and 2.7 s in the dashboard (bench/startup.ts, one-line notes), every 250 ms
+ * 1.4 s and 2.3 s. Applying at a pause in the stream instead does not help: a start-up's reads come
+ * in clumps, with short pauses between them.
+ * One card changing fast (an agent writing often) is no load, and neither is a put's card, session
+ * row and activity.
  */
 export const BURST_CARDS = 8;
 export const BURST_WAIT_MS = 100;
+/** How often the changes queued during a load are applied. */
+export const LOAD_BATCH_MS = 250;
 /** How long an ended needs-you entry stays on the page with its outcome. */
 export const RESOLVED_SHOWN_MS = 20_000;
 
@@ -75,6 +83,8 @@ export class DeskState {
   /** The card changes of the last BURST_WAIT_MS, oldest first: whether a load is on. */
   #recentCards: { at: number; key: string }[] = [];
   #batch: ReturnType<typeof setTimeout> | null = null;
+  /** Ends the hold on near-screen draws once a load is over (#settle). */
+  #settleTimer: ReturnType<typeof setTimeout> | null = null;
   #loading: Promise<void> | null = null;
   #again = false;
   #retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -129,6 +139,8 @@ export class DeskState {
       for (const off of this.#unsubscribe.splice(0)) off();
       if (this.#retryTimer) clearTimeout(this.#retryTimer);
       if (this.#batch) clearTimeout(this.#batch);
+      if (this.#settleTimer) clearTimeout(this.#settleTimer);
+      holdNearScreenDraws(false);
       this.#queued = [];
       for (const t of this.#resolvedTimers) clearTimeout(t);
       this.#resolvedTimers.clear();
@@ -300,14 +312,20 @@ export class DeskState {
   }
 
   #receive(change: DeskChange): void {
-    if (change.type === "card") this.#recentCards.push({ at: performance.now(), key: cardSlotKey(change.entry) });
+    if (change.type === "card") {
+      this.#recentCards.push({ at: performance.now(), key: cardSlotKey(change.entry) });
+      // Cards are coming: shells nearing the screen wait until they stop (lib/card-drawing.ts says
+      // why). From the first card on, since a load is only known after BURST_CARDS of them.
+      holdNearScreenDraws(true);
+      this.#settle();
+    }
     // Behind queued changes a change waits its turn: the page applies them in the order they came.
     if (this.#queued.length === 0 && !this.#inLoad()) {
       this.#onChange(change);
       return;
     }
     this.#queued.push(change);
-    this.#batch ??= setTimeout(() => this.#applyQueued(), BURST_WAIT_MS);
+    this.#batch ??= setTimeout(() => this.#applyQueued(), LOAD_BATCH_MS);
   }
 
   #applyQueued(): void {
@@ -315,6 +333,18 @@ export class DeskState {
     const queued = this.#queued;
     this.#queued = [];
     for (const c of queued) this.#onChange(c);
+    this.#settle();
+  }
+
+  /** Ends the hold on near-screen draws BURST_WAIT_MS after the last card change or batch, if no load goes on. */
+  #settle(): void {
+    if (this.#settleTimer) clearTimeout(this.#settleTimer);
+    this.#settleTimer = setTimeout(() => {
+      this.#settleTimer = null;
+      if (this.#queued.length > 0) return; // a batch is due; it settles again
+      if (this.#inLoad()) this.#settle();
+      else holdNearScreenDraws(false);
+    }, BURST_WAIT_MS);
   }
 
   /** Whether BURST_CARDS different cards changed within the last BURST_WAIT_MS. */

@@ -20,6 +20,8 @@ declare const document: any;
 declare const PerformanceObserver: any;
 declare const MutationObserver: any;
 declare const MessageChannel: any;
+declare const innerHeight: number;
+declare const setTimeout: (f: () => void, ms: number) => void;
 declare const performance: { now(): number };
 declare const requestAnimationFrame: (f: () => void) => void;
 
@@ -132,6 +134,64 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
       assert.deepEqual(errors, []);
     });
   }
+
+  test("dashboard: a start-up's stream of cards leaves whole only the cards near the screen when it ends", async () => {
+    // Every card pinned, none loaded yet: the widgets wait as short placeholders, and the cards come
+    // one task apart in no particular order, as a start-up reads them. A card that lands near the
+    // screen while the pins above it are still placeholders is pushed far down by the cards that
+    // come later; drawing it whole then (about 40 KB of page heap each) was for nothing.
+    // One-line notes: short cards, so many more than the first WHOLE_AT_ONCE are near the screen.
+    const data = cards().map((c, i) => ({ ...c, markdown: `Short note ${i}.` }));
+    const context = await pages.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: "reduce" });
+    const pinned = data.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`);
+    const snapshot = fakeSnapshot(data);
+    snapshot.gateways[0]!.cards = [];
+    await installFake(context, snapshot, fakeSettings({ pinned, collapseByDefault: false }));
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`${pages.origin}/dashboard.html`);
+    await page.waitForFunction((n: number) => document.querySelectorAll("article.placeholder").length >= n, COUNT, WAIT);
+    // A fixed shuffle: 7919 is prime to 300, so i·7919 mod 300 visits every card once. About 7 ms
+    // apart, as the real Gateway's reads land (two seconds for 300): the page draws the stream in batches.
+    const changes: DeskChange[] = data.map((_, i) => ({ type: "card", gatewayId: FAKE_GW, entry: fakeEntry(data[(i * 7919) % COUNT]!) }));
+    await page.evaluate(async (all: unknown[]) => {
+      const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+      for (const c of all) await new Promise<void>((r) => setTimeout(() => (fake.emit(c), r()), 7));
+    }, changes as unknown[]);
+    await page.waitForFunction((n: number) => document.querySelectorAll("article.card").length >= n, COUNT, WAIT);
+    // The hold ends with the load: then the cards on screen past the first ones are drawn whole.
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll("article.card")].every((c: any) => {
+          const r = c.getBoundingClientRect();
+          return !c.classList.contains("shell") || r.bottom <= 0 || r.top >= innerHeight;
+        }),
+      undefined,
+      WAIT,
+    );
+    const { far, shellsOnScreen, wholeOnScreen } = await page.evaluate((firstWhole: number) => {
+      const h = innerHeight;
+      const far: number[] = [];
+      let shellsOnScreen = 0;
+      let wholeOnScreen = 0;
+      [...document.querySelectorAll("article.card")].forEach((c: any, i: number) => {
+        const r = c.getBoundingClientRect();
+        const whole = !c.classList.contains("shell");
+        const onScreen = r.bottom > 0 && r.top < h;
+        // Within the observer's margin (a screen above and below) and a little for the grid's gaps.
+        const near = r.bottom > -h - 40 && r.top < 2 * h + 40;
+        if (onScreen && whole && i >= firstWhole) wholeOnScreen += 1;
+        if (onScreen && !whole) shellsOnScreen += 1;
+        if (whole && !near && i >= firstWhole) far.push(i);
+      });
+      return { far, shellsOnScreen, wholeOnScreen };
+    }, WHOLE_AT_ONCE);
+    assert.ok(wholeOnScreen > 0, "the screen shows more than the first cards, drawn whole");
+    assert.equal(shellsOnScreen, 0, "no shell is left on screen once the load is over");
+    assert.deepEqual(far, [], `${far.length} cards far off screen were drawn whole during the load`);
+    assert.deepEqual(errors, []);
+  });
 
   test("popover: focus reaching a shell's title moves to the same title of the card drawn whole", async () => {
     const { page } = await open("popover");

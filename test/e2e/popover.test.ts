@@ -209,7 +209,11 @@ describe("popover", { skip: chromium.ok ? false : chromium.reason }, () => {
       assert.equal((await c.locator(".sub-text").textContent())?.trim(), "Before the outage");
       await gw.stop("SIGTERM");
       await c.getByText(/Offline — last confirmed \d/).waitFor({ timeout: 15_000 });
-      assert.match((await page.textContent("body")) ?? "", /retrying|Retrying|Cannot reach/);
+      // The banner passes between "Connecting… Attempt N" and offline with a countdown; wait for
+      // the offline one rather than catch whichever is up at one moment.
+      await page.waitForFunction(() => /retrying in|retrying now|Can't reach/.test(document.body.textContent ?? ""), undefined, {
+        timeout: 15_000,
+      });
       await gw.restart();
       await page.waitForFunction(
         (k) => !/Offline/.test(document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? "Offline"),

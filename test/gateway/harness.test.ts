@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connectBareClient, p, type BareClient, type PlanStep } from "../harness/bare-client.ts";
+import { connectBareClient, p, RunFailedInGatewayError, type BareClient, type PlanStep } from "../harness/bare-client.ts";
 import { startGateway, type TestGateway } from "../harness/gateway.ts";
 import { startScriptedModel, type ScriptedModel } from "../harness/scripted-model.ts";
 
@@ -67,9 +67,18 @@ describe("gateway with the scripted model", () => {
     assert.ok(client.hello.features.methods.includes("progressCard.refresh"));
   });
 
-  test("warm-up turn ends", { timeout: 170_000 }, async () => {
-    const key = await client.createSession();
-    const turn = await client.runTurn(key, [{ text: "warmed up" }], { timeoutMs: 160_000 });
+  test("warm-up turn ends", { timeout: 250_000 }, async (t) => {
+    // A fresh Gateway's first turn on a starved CI machine has twice been failed by the Gateway itself, with no
+    // lifecycle event (its session row said "failed"). That is the Gateway's trouble, not the harness's: one more
+    // turn on a new session is allowed, and the first failure is reported. A harness that cannot run a turn fails both.
+    let turn;
+    try {
+      turn = await client.runTurn(await client.createSession(), [{ text: "warmed up" }], { timeoutMs: 120_000 });
+    } catch (error) {
+      if (!(error instanceof RunFailedInGatewayError)) throw error;
+      t.diagnostic(`first warm-up turn failed inside the Gateway, trying once more:\n${error.message}`);
+      turn = await client.runTurn(await client.createSession(), [{ text: "warmed up" }], { timeoutMs: 120_000 });
+    }
     assert.equal(turn.phase, "end");
     assert.equal(p(turn.event).data.terminalReply?.text, "warmed up");
   });

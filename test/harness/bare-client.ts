@@ -17,6 +17,16 @@ export type ProgressCard = {
 export type CardInput = { markdown?: string; plan?: PlanStep[]; expectedRevision?: number };
 export type TurnResult = { runId: string; phase: "end" | "error"; event: EventFrame };
 
+/** The Gateway itself marked the run failed (its session row) and no lifecycle end came: a failure inside the Gateway. */
+export class RunFailedInGatewayError extends Error {
+  override name = "RunFailedInGatewayError";
+}
+
+const TERMINAL_FAILURES = new Set(["failed", "killed", "timeout"]);
+/** How often a waiting runTurn reads the session row, and how long a failed row must stand before it gives up. */
+const ROW_POLL_MS = 5_000;
+const ROW_FAILED_GRACE_MS = 10_000;
+
 export type BareClient = {
   /** The latest hello-ok (a reconnect replaces it). */
   readonly hello: HelloOk;
@@ -49,7 +59,8 @@ export function p(e: EventFrame): any {
 }
 
 export async function connectBareClient(
-  gw: { url: string; token: string },
+  /** `logs` (a test Gateway's output) is quoted when a run fails. */
+  gw: { url: string; token: string; logs?: () => string },
   opts: {
     platform?: string;
     clientName?: "openclaw-linux" | "openclaw-macos";
@@ -168,11 +179,46 @@ export async function connectBareClient(
     } catch (error) {
       row = `sessions.list failed: ${String(error)}`;
     }
+    const chatErrors = events
+      .slice(since)
+      .filter((e) => e.event === "chat" && p(e).runId === runId && p(e).state === "error")
+      .map((e) => String(p(e).errorMessage ?? "no message"));
+    const logTail = gw.logs?.().split("\n").slice(-25).join("\n");
     return [
       `run ${runId} events: ${JSON.stringify(Object.fromEntries(streams))}`,
+      ...(chatErrors.length ? [`chat errors: ${JSON.stringify(chatErrors)}`] : []),
       `socket: ${closes.length - closesBefore} close(s), ${hellos.length - hellosBefore} reconnect(s) meanwhile ${JSON.stringify(closes.slice(closesBefore))}`,
       `session row: ${row}`,
+      ...(logTail ? [`the Gateway's last output lines:\n${logTail}`] : []),
     ].join("\n");
+  }
+
+  /** Rejects once the session row has shown a failed run that ended after `sentAt` for ROW_FAILED_GRACE_MS. */
+  function watchForFailedRow(sessionKey: string, sentAt: number, signal: AbortSignal): Promise<never> {
+    return new Promise((_resolve, reject) => {
+      let failedSince = 0;
+      const poll = async () => {
+        if (signal.aborted) return;
+        try {
+          const list = await client.request<{ sessions?: any[] }>("sessions.list", {}, { timeoutMs: ROW_POLL_MS });
+          const row = list.sessions?.find((s) => s?.key === sessionKey);
+          const failed =
+            row &&
+            TERMINAL_FAILURES.has(row.status) &&
+            !row.hasActiveRun &&
+            typeof row.endedAt === "number" &&
+            row.endedAt >= sentAt - 1000;
+          failedSince = failed ? failedSince || Date.now() : 0;
+          if (failedSince && Date.now() - failedSince >= ROW_FAILED_GRACE_MS) {
+            return reject(new RunFailedInGatewayError(`the Gateway marked the run ${row.status} and sent no lifecycle end`));
+          }
+        } catch {
+          // A slow or dropped read is no verdict; the lifecycle wait's own timeout still stands.
+        }
+        if (!signal.aborted) setTimeout(poll, ROW_POLL_MS).unref();
+      };
+      setTimeout(poll, ROW_POLL_MS).unref();
+    });
   }
 
   return {
@@ -212,26 +258,35 @@ export async function connectBareClient(
       const idempotencyKey = randomUUID();
       const message = `${topts.message ?? "Run the scripted turn."}\nSCRIPT:${JSON.stringify(script)}`;
       const since = events.length;
+      const sentAt = Date.now();
       const ack = await request<{ runId?: string }>("chat.send", { sessionKey, message, idempotencyKey });
       const runId = ack.runId ?? idempotencyKey;
       const hellosBefore = hellos.length;
       const closesBefore = closes.length;
+      const ended = waitForEvent(
+        (e) =>
+          e.event === "agent" &&
+          p(e).runId === runId &&
+          p(e).stream === "lifecycle" &&
+          (p(e).data?.phase === "end" || p(e).data?.phase === "error"),
+        topts.timeoutMs ?? 60_000,
+        since,
+      );
+      // A run can fail inside the Gateway without a lifecycle event (seen on a starved machine): its session row
+      // says so. Reading the row stops the wait early, with the reason, instead of at the timeout.
+      const rowWatch = new AbortController();
+      const failedRow = watchForFailedRow(sessionKey, sentAt, rowWatch.signal);
       let event: EventFrame;
       try {
-        event = await waitForEvent(
-          (e) =>
-            e.event === "agent" &&
-            p(e).runId === runId &&
-            p(e).stream === "lifecycle" &&
-            (p(e).data?.phase === "end" || p(e).data?.phase === "error"),
-          topts.timeoutMs ?? 60_000,
-          since,
-        );
+        event = await Promise.race([ended, failedRow]);
       } catch (error) {
+        ended.catch(() => {});
         // Say why: a lost end event (the socket dropped) and a run that never ended need different fixes.
-        throw new Error(`${(error as Error).message}\n${await describeRun(sessionKey, runId, since, hellosBefore, closesBefore)}`, {
-          cause: error,
-        });
+        const report = `${(error as Error).message}\n${await describeRun(sessionKey, runId, since, hellosBefore, closesBefore)}`;
+        if (error instanceof RunFailedInGatewayError) throw new RunFailedInGatewayError(report, { cause: error });
+        throw new Error(report, { cause: error });
+      } finally {
+        rowWatch.abort();
       }
       return { runId, phase: p(event).data.phase, event };
     },

@@ -49,6 +49,11 @@ export const BURST_CARDS = 8;
 export const BURST_WAIT_MS = 100;
 /** How often the changes queued during a load are applied. */
 export const LOAD_BATCH_MS = 250;
+/**
+ * How long after its latest card a load still batches what comes. Only the batching: near-screen
+ * draws resume BURST_WAIT_MS after the last card (#settle), and a batch is never held past LOAD_BATCH_MS.
+ */
+export const LOAD_LINGER_MS = 500;
 /** How long an ended needs-you entry stays on the page with its outcome. */
 export const RESOLVED_SHOWN_MS = 20_000;
 
@@ -80,8 +85,12 @@ export class DeskState {
   #buffering = true;
   /** Changes that arrived during a load (or behind such changes); applied together by #batch. */
   #queued: DeskChange[] = [];
+  /** While #applyQueued applies a batch: its copy of `entries`, written back once at the end. */
+  #entriesDraft: { entries: Map<string, CardEntry>; changed: boolean } | null = null;
   /** The card changes of the last BURST_WAIT_MS, oldest first: whether a load is on. */
   #recentCards: { at: number; key: string }[] = [];
+  /** Until when a load found by #inLoad goes on for batching: LOAD_LINGER_MS after its latest card. */
+  #loadGoesOnUntil = 0;
   #batch: ReturnType<typeof setTimeout> | null = null;
   /** Ends the hold on near-screen draws once a load is over (#settle). */
   #settleTimer: ReturnType<typeof setTimeout> | null = null;
@@ -313,14 +322,19 @@ export class DeskState {
 
   #receive(change: DeskChange): void {
     if (change.type === "card") {
-      this.#recentCards.push({ at: performance.now(), key: cardSlotKey(change.entry) });
+      const now = performance.now();
+      this.#recentCards.push({ at: now, key: cardSlotKey(change.entry) });
+      // A load goes on while its cards keep coming, even slower than it was found by: a start-up's
+      // stream comes in clumps with pauses of a few hundred ms, and a card applied alone costs a whole
+      // pass over the list (about 55 of 300 cards were, when a load ended BURST_WAIT_MS after a card).
+      if (now < this.#loadGoesOnUntil || this.#inLoad()) this.#loadGoesOnUntil = now + LOAD_LINGER_MS;
       // Cards are coming: shells nearing the screen wait until they stop (lib/card-drawing.ts says
       // why). From the first card on, since a load is only known after BURST_CARDS of them.
       holdNearScreenDraws(true);
       this.#settle();
     }
     // Behind queued changes a change waits its turn: the page applies them in the order they came.
-    if (this.#queued.length === 0 && !this.#inLoad()) {
+    if (this.#queued.length === 0 && performance.now() >= this.#loadGoesOnUntil && !this.#inLoad()) {
       this.#onChange(change);
       return;
     }
@@ -332,7 +346,18 @@ export class DeskState {
     this.#batch = null;
     const queued = this.#queued;
     this.#queued = [];
-    for (const c of queued) this.#onChange(c);
+    // One write of `entries` for the whole batch: each write walks everything derived from it (the
+    // list, its groups, every card's place in it), so a write per card cost a batch that walk per card.
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a draft, never rendered: `entries` is written once from it
+    this.#entriesDraft = { entries: new Map(Object.entries(this.entries)), changed: false };
+    try {
+      for (const c of queued) this.#onChange(c);
+    } finally {
+      const draft = this.#entriesDraft;
+      this.#entriesDraft = null;
+      // A reload started by a change replaced `entries` itself; the draft is then stale.
+      if (draft.changed && !this.#buffering) this.entries = Object.fromEntries(draft.entries);
+    }
     this.#settle();
   }
 
@@ -386,7 +411,17 @@ export class DeskState {
         this.expansion.observe(c.entry);
         const key = cardSlotKey(c.entry);
         // A cleared slot with nothing to say leaves the page's state (it may come back).
-        if (c.entry.card === null && c.entry.error === null && !c.entry.updateRequired && !c.entry.hidden) {
+        const gone = c.entry.card === null && c.entry.error === null && !c.entry.updateRequired && !c.entry.hidden;
+        const draft = this.#entriesDraft;
+        if (draft) {
+          // Inside a batch (#applyQueued): the draft is this batch's own copy.
+          if (gone) {
+            if (!draft.entries.delete(key)) return;
+          } else draft.entries.set(key, entryForDisplay(c.entry));
+          draft.changed = true;
+          return;
+        }
+        if (gone) {
           // Most sessions hold no card: at start each says so once, and the page has nothing to drop.
           if (!(key in this.entries)) return;
           const { [key]: _gone, ...rest } = this.entries;

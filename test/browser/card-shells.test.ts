@@ -307,6 +307,53 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     for (let i = 160; i < 200; i++) await page.getByText(`Burst note ${i}`, { exact: true }).waitFor(WAIT);
   });
 
+  test("popover: a start-up's stream in clumps with pauses stays one load: later clumps are batched, not drawn card by card", async () => {
+    const data = cards().slice(0, 160);
+    const { page } = await open("popover", data);
+    // 8 clumps of 20 changes about 4 ms apart, 300 ms between clumps: how a start-up's cards reach
+    // the page (the host's reads come back in clumps). Only the first clump's first cards, before
+    // the load is known, are drawn one by one.
+    const CLUMPS = 8;
+    const PER_CLUMP = 20;
+    const changes: DeskChange[] = data.map((c, i) => ({
+      type: "card",
+      gatewayId: FAKE_GW,
+      entry: fakeEntry({ ...c, revision: 2, markdown: `Clumped note ${i}` }),
+    }));
+    const result = await page.evaluate(
+      async ({ all, clumps, perClump }: { all: unknown[]; clumps: number; perClump: number }) => {
+        let updates = 0;
+        let counted = false;
+        const mo = new MutationObserver(() => {
+          if (counted) return;
+          counted = true;
+          updates += 1;
+          setTimeout(() => (counted = false), 0);
+        });
+        mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+        const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+        const pauses: number[] = [];
+        for (let k = 0; k < clumps; k++) {
+          for (let j = 0; j < perClump; j++) await new Promise<void>((r) => setTimeout(() => (fake.emit(all[k * perClump + j]), r()), 0));
+          const t = performance.now();
+          await new Promise<void>((r) => setTimeout(r, 300));
+          pauses.push(performance.now() - t);
+        }
+        mo.disconnect();
+        return { updates, pauses };
+      },
+      { all: changes as unknown[], clumps: CLUMPS, perClump: PER_CLUMP },
+    );
+    // A load that ended at each pause: every clump would start with about 8 cards drawn one by one (60 or more).
+    assert.ok(
+      Math.max(...result.pauses) < 450,
+      `pauses of ${result.pauses.map((p) => p.toFixed(0)).join(", ")} ms: longer than a load lingers`,
+    );
+    assert.ok(result.updates <= 30, `${result.updates} page updates for ${CLUMPS} clumps of ${PER_CLUMP} changes`);
+    for (let i = 0; i < data.length; i += 9) await page.getByText(`Clumped note ${i}`, { exact: true }).waitFor(WAIT);
+    await page.getByText(`Clumped note ${data.length - 1}`, { exact: true }).waitFor(WAIT);
+  });
+
   test("popover: one card changing fast is no load: each change shows before the next task", async () => {
     const data = cards().slice(0, 20);
     const { page } = await open("popover", data);

@@ -41,8 +41,12 @@ describe("pages: agent text is data, never control characters", { skip: chromium
       });
       const c = card(page, key);
       await c.waitFor({ timeout: 15_000 });
+      // The note comes with the card, the label with the session row, which can arrive later: wait for both.
       await page.waitForFunction(
-        (k: string) => /checked by hand/.test(document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? ""),
+        (k: string) => {
+          const text = document.querySelector(`article.card[data-key*="${k}"]`)?.textContent ?? "";
+          return /checked by hand/.test(text) && /Ship it/.test(text);
+        },
         key,
         { timeout: 15_000 },
       );

@@ -58,7 +58,10 @@ if (file !== "") {
   rec.dirMode = fs.statSync(path.dirname(file)).mode & 0o777;
   rec.content = fs.readFileSync(file, "utf8");
 }
-fs.writeFileSync(path.join(${JSON.stringify(records)}, ${JSON.stringify(name)} + "-" + process.pid + ".json"), JSON.stringify(rec));
+// Written whole under another name, then renamed: the test polls for *.json and must never read half of one.
+const out = path.join(${JSON.stringify(records)}, ${JSON.stringify(name)} + "-" + process.pid + ".json");
+fs.writeFileSync(out + ".part", JSON.stringify(rec));
+fs.renameSync(out + ".part", out);
 process.exit(${exitCode});
 `;
   const path = join(bin, name);

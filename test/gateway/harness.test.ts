@@ -152,4 +152,18 @@ describe("gateway without a model", () => {
     await client.waitForEvent((e) => e.event === "progressCard.changed" && p(e).sessionKey === key && p(e).revision === null, 5_000);
     assert.equal((await client.get(key)).card, null);
   });
+
+  test("an abandoned event wait rejects and lets go of its timer", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const abandon = new AbortController();
+    // All synchronous, so no other timer can start or end in between.
+    const before = timers();
+    const wait = client.waitForEvent(() => false, 600_000, client.events.length, abandon.signal);
+    const waiting = timers();
+    abandon.abort(new Error("the run failed elsewhere"));
+    const after = timers();
+    await assert.rejects(wait, /abandoned/);
+    assert.equal(waiting, before + 1, "the wait holds one timer");
+    assert.equal(after, before, "abandoning it clears that timer");
+  });
 });

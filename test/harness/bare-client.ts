@@ -42,8 +42,8 @@ export type BareClient = {
   request<T = Record<string, unknown>>(method: string, params?: unknown, opts?: GatewayClientRequestOptions): Promise<T>;
   /** Every event received, in order. */
   events: EventFrame[];
-  /** Resolves with the first event from index `since` (default 0: includes past events) matching `pred`. */
-  waitForEvent(pred: (e: EventFrame) => boolean, timeoutMs?: number, since?: number): Promise<EventFrame>;
+  /** Resolves with the first event from index `since` (default 0: includes past events) matching `pred`; rejects when `signal` aborts. */
+  waitForEvent(pred: (e: EventFrame) => boolean, timeoutMs?: number, since?: number, signal?: AbortSignal): Promise<EventFrame>;
   createSession(): Promise<string>;
   put(sessionKey: string, card: CardInput): Promise<{ card: ProgressCard | null }>;
   get(sessionKey: string): Promise<{ card: ProgressCard | null }>;
@@ -141,23 +141,35 @@ export async function connectBareClient(
   const request = <T = Record<string, unknown>>(method: string, params?: unknown, ropts?: GatewayClientRequestOptions) =>
     client.request<T>(method, params, ropts);
 
-  function waitForEvent(pred: (e: EventFrame) => boolean, timeoutMs = 30_000, since = 0): Promise<EventFrame> {
+  function waitForEvent(pred: (e: EventFrame) => boolean, timeoutMs = 30_000, since = 0, signal?: AbortSignal): Promise<EventFrame> {
     for (let i = since; i < events.length; i++) {
       if (pred(events[i]!)) return Promise.resolve(events[i]!);
     }
     return new Promise((resolve, reject) => {
+      const stop = () => {
+        clearTimeout(timer);
+        waiters.delete(waiter);
+        signal?.removeEventListener("abort", abandon);
+      };
+      // An abandoned wait lets its timer go, so a test file that failed early does not stay alive until the timeout.
+      const abandon = () => {
+        stop();
+        reject(new Error("the wait was abandoned", { cause: signal?.reason }));
+      };
       const waiter = {
         pred,
         resolve: (e: EventFrame) => {
-          clearTimeout(timer);
+          stop();
           resolve(e);
         },
       };
       const timer = setTimeout(() => {
-        waiters.delete(waiter);
+        stop();
         reject(new Error(`no matching event within ${timeoutMs} ms (${pred.toString().slice(0, 200)})`));
       }, timeoutMs);
       waiters.add(waiter);
+      if (signal?.aborted) abandon();
+      else signal?.addEventListener("abort", abandon, { once: true });
     });
   }
 
@@ -263,6 +275,9 @@ export async function connectBareClient(
       const runId = ack.runId ?? idempotencyKey;
       const hellosBefore = hellos.length;
       const closesBefore = closes.length;
+      // A run can fail inside the Gateway without a lifecycle event (seen on a starved machine): its session row
+      // says so. Reading the row stops the wait early, with the reason, instead of at the timeout.
+      const rowWatch = new AbortController();
       const ended = waitForEvent(
         (e) =>
           e.event === "agent" &&
@@ -271,10 +286,8 @@ export async function connectBareClient(
           (p(e).data?.phase === "end" || p(e).data?.phase === "error"),
         topts.timeoutMs ?? 60_000,
         since,
+        rowWatch.signal,
       );
-      // A run can fail inside the Gateway without a lifecycle event (seen on a starved machine): its session row
-      // says so. Reading the row stops the wait early, with the reason, instead of at the timeout.
-      const rowWatch = new AbortController();
       const failedRow = watchForFailedRow(sessionKey, sentAt, rowWatch.signal);
       let event: EventFrame;
       try {

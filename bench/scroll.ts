@@ -25,6 +25,7 @@ import { connectBareClient, type BareClient } from "../test/harness/bare-client.
 import { spawnCli, type Spawned } from "./cli-process.ts";
 import { startHostedGateway, withTimeout, type HostedGateway } from "./gateway-process.ts";
 import { generatedLine, recordTargets, runBounded, size, verdictCell, writeDocSection, type TargetRow } from "./harness.ts";
+import { domQuiet } from "./plain-page.ts";
 import { realisticNote } from "./realistic-note.ts";
 import { ms, percentile } from "./stats.ts";
 
@@ -33,7 +34,6 @@ declare const document: any;
 declare const window: any;
 declare const getComputedStyle: any;
 declare const requestAnimationFrame: any;
-declare const MutationObserver: any;
 
 const ROOT = path.join(import.meta.dirname, "..");
 const DOC = path.join(ROOT, "docs", "benchmarks.md");
@@ -169,24 +169,6 @@ function cardsAtLeast({ selector, want }: { selector: string; want: number }): b
   let i = 0;
   for (const el of document.querySelectorAll(selector)) seen.add(el.getAttribute("data-card-key") ?? String(i++));
   return seen.size >= want;
-}
-
-/** Resolves once no DOM mutation happened for `quietMs` (or after `limitMs`); the ms it waited. */
-function domQuiet({ quietMs, limitMs }: { quietMs: number; limitMs: number }): Promise<number> {
-  return new Promise((resolve) => {
-    const t0 = performance.now();
-    let last = t0;
-    const mo = new MutationObserver(() => (last = performance.now()));
-    mo.observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
-    const check = () => {
-      const now = performance.now();
-      if (now - last >= quietMs || now - t0 >= limitMs) {
-        mo.disconnect();
-        resolve(now - t0);
-      } else setTimeout(check, 100);
-    };
-    setTimeout(check, 100);
-  });
 }
 
 /** The page's rendered DOM as a static document: no scripts, every stylesheet's rules inlined in order. */

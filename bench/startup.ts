@@ -9,7 +9,7 @@
 //               drawn with its title (`[data-card-key]`) or counted by its group (`data-group-count`);
 //   dashboard — the same with the dashboard page.
 // Rounds rotate which side goes first. Targets on the medians: core, popover and dashboard ≤ 1.5× bare with
-// the same notes; the page's JS heap per 100 cards (every card drawn minus no card, after a GC) ≤ 3.7 MB.
+// the same notes; the page's JS heap per 100 cards (every card drawn minus no card, the page settled, after a GC) ≤ 3.7 MB.
 // Writes its section of docs/benchmarks.md. A side that never sees every card reports "only N of M" as a MISS.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -285,7 +285,7 @@ function section(
         PAGES.map((p) => `host RSS with the ${p}, ${notes} notes, from its address printed to every card drawn ${growth(last(p, notes))}`),
       ).join("; ") +
       ". RSS is read from `/proc` (Linux only); no GC is forced in the CLI or host, so RSS growth is an upper bound of what the cards retain. " +
-      "The page's heap is read after a forced GC (CDP `HeapProfiler.collectGarbage`, then `Runtime.getHeapUsage`); its no-card figure is the same page on the same Gateway with the sessions made but no card put and nothing pinned, showing its empty state with the Gateway connected.",
+      "The page's heap is read once the page has settled (no DOM change for 1 s after the last card came: the cards near the screen are drawn whole just after a load, and a reading during that draw counts its garbage), after a forced GC (CDP `HeapProfiler.collectGarbage`, then `Runtime.getHeapUsage`); its no-card figure is the same page on the same Gateway with the sessions made but no card put and nothing pinned, showing its empty state with the Gateway connected.",
     "",
     `Method. ${SESSIONS} sessions created with \`sessions.create\` (${ms(setup.sessionsS, 1)} s) and ${CARDS} cards put with \`progressCard.put\` on one session in ${Math.round(SESSIONS / CARDS)} or so, ` +
       `from the oldest to the newest, through the Gateway before anything is timed (${SETUP_METHOD}): first with one-line notes (${ms(setup.cardsS["one-line"], 1)} s), ` +

@@ -21,11 +21,13 @@ import { join } from "node:path";
 import { pipeline } from "node:stream";
 import type { WebSocket } from "ws";
 import type { DeskEvent } from "../../common/contract.ts";
+import { cardSlotKey } from "../../common/keys.ts";
 import { isPage, pageOfPath, pagePath, ROOT_PAGE, type Page } from "../../common/pages.ts";
 import type { DeskService } from "../core/desk-service.ts";
 import { pageContentSecurityPolicy, pageHeaders, replyHeaders, resolvePageFile } from "../core/page-files.ts";
 import { TokenBucket } from "../core/cards/token-bucket.ts";
 import { silentLogger, type Logger } from "../core/logger.ts";
+import { EventPacer } from "./event-pacing.ts";
 import { closeListener, DEFAULT_HOST_LIMITS, listen, rawReply, type HostLimits, type Listener } from "./host-listener.ts";
 import { UnreadBudget } from "./unread-budget.ts";
 
@@ -231,34 +233,18 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     const send = (msg: unknown, onWritten?: () => void): void => {
       if (room()) ws.send(Buffer.from(JSON.stringify(msg)), { binary: false }, onWritten);
     };
-    // An event on its own goes out at once; the events the core emits after it in the same turn
-    // of the event loop (a start-up load finishing several reads at once) follow as one message,
-    // so the page applies them in one update instead of one update each. A reply never overtakes
-    // an event held back: the page counts on events and replies arriving in the order they were made.
-    let held: DeskEvent[] = [];
-    let holding = false;
-    const sendHeld = (): void => {
-      const events = held;
-      held = [];
-      if (events.length === 1) send({ event: events[0] });
-      else if (events.length > 1) send({ events });
-    };
+    // Events go out at once, or held back a little while a load's card changes stream in
+    // (event-pacing.ts). A reply never overtakes an event held back: the page counts on events and
+    // replies arriving in the order they were made.
+    const pacer = new EventPacer<DeskEvent>(
+      (events) => send(events.length === 1 ? { event: events[0] } : { events }),
+      (e) => (e.type === "change" && e.change.type === "card" ? cardSlotKey(e.change.entry) : null),
+    );
     const reply = (msg: unknown, onWritten?: () => void): void => {
-      sendHeld();
+      pacer.flush();
       send(msg, onWritten);
     };
-    const off = opts.service.subscribe((event) => {
-      if (holding) {
-        held.push(event);
-        return;
-      }
-      send({ event });
-      holding = true;
-      setImmediate(() => {
-        holding = false;
-        sendHeld();
-      });
-    });
+    const off = opts.service.subscribe((event) => pacer.push(event));
     // Snapshot replies go out one at a time: a request that comes while an earlier snapshot
     // reply is still queued here (the kernel has not taken it) waits until it has gone, then
     // gets a snapshot made at that moment. A socket that asks again and again without reading
@@ -279,7 +265,7 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     };
     ws.on("close", () => {
       off();
-      held = [];
+      pacer.close();
       snapshotAsks.length = 0;
       unreadBudget.delete(ws);
     });

@@ -344,6 +344,33 @@ describe("the bridge socket", () => {
     }
   });
 
+  test("card changes streaming in one per turn, as a start-up's reads finish, go out a few to a message, in order", async () => {
+    const ws = await openSocket({ origin: host.origin });
+    try {
+      const raw: string[][] = [];
+      ws.on("message", (d) => {
+        const m = JSON.parse(String(d));
+        const events: any[] = m.event ? [m.event] : (m.events ?? []);
+        const ours = events.filter((e) => e.type === "change" && String(e.change.entry?.sessionKey).startsWith("pace-"));
+        if (ours.length > 0) raw.push(ours.map((e) => e.change.entry.sessionKey));
+      });
+      const listener = [...subscribers].at(-1)!;
+      const count = 60;
+      for (let i = 0; i < count; i++) {
+        listener({ type: "change", change: { type: "card", entry: { gatewayId: "g", agentId: null, sessionKey: `pace-${i}` } } } as never);
+        await new Promise<void>((resolve) => setImmediate(resolve)); // each in its own turn
+      }
+      await until("every card change", () => raw.flat().length >= count);
+      assert.deepEqual(
+        raw.flat(),
+        Array.from({ length: count }, (_, i) => `pace-${i}`),
+      );
+      assert.ok(raw.length <= count / 4, `${raw.length} messages for ${count} card changes`);
+    } finally {
+      ws.close();
+    }
+  });
+
   test("a reply never overtakes an event emitted before it: events held back for their turn go out first", async () => {
     const ws = await openSocket({ origin: host.origin });
     try {

@@ -1,0 +1,100 @@
+// When the desk's events go out to one page socket, and how many to a message (P6, issue 21).
+//
+// An event on its own goes out at once; the events emitted after it in the same turn of the event
+// loop follow as one message. During a load (a start-up reads hundreds of cards, each finishing in
+// its own turn) that still made one message per card: 300 at a start-up, each a socket write here,
+// a network IPC in the browser and a parse and a wake-up in the page, on a machine the Gateway's
+// reads already fill. So while card changes come as a burst, events are held for BURST_HOLD_MS
+// and go out together. The page applies a load's changes in batches of 250 ms anyway
+// (renderer/lib/desk-state.svelte.ts), so holding them here delays nothing it shows.
+
+/** A burst: BURST_CARDS different cards changed within BURST_WINDOW_MS (the page's load test). */
+export const BURST_CARDS = 8;
+export const BURST_WINDOW_MS = 100;
+/** How long events are held while a burst goes on: a few frames. */
+export const BURST_HOLD_MS = 50;
+
+export type PacerClock = {
+  now(): number;
+  /** Runs `fn` in a later turn of the event loop. */
+  nextTurn(fn: () => void): void;
+  after(ms: number, fn: () => void): { cancel(): void };
+};
+
+const realClock: PacerClock = {
+  now: () => performance.now(),
+  nextTurn: (fn) => void setImmediate(fn),
+  after: (ms, fn) => {
+    const t = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(t) };
+  },
+};
+
+export class EventPacer<E> {
+  #held: E[] = [];
+  #holding = false;
+  #timer: { cancel(): void } | null = null;
+  /** The card changes of the last BURST_WINDOW_MS, oldest first: when, and which card. */
+  #recentCards: { at: number; key: string }[] = [];
+  readonly #send: (events: E[]) => void;
+  readonly #cardOf: (event: E) => string | null;
+  readonly #clock: PacerClock;
+
+  /**
+   * `send` gets the events of one message, in the order they were pushed; `cardOf` names the card
+   * an event changes, or null: only changes of different cards make a burst (an agent writing its
+   * own card fast, or a run's activity lines, never start one).
+   */
+  constructor(send: (events: E[]) => void, cardOf: (event: E) => string | null, clock: PacerClock = realClock) {
+    this.#send = send;
+    this.#cardOf = cardOf;
+    this.#clock = clock;
+  }
+
+  push(event: E): void {
+    const card = this.#cardOf(event);
+    const burst = card !== null && this.#noteCard(card);
+    if (this.#holding) {
+      this.#held.push(event);
+      return;
+    }
+    this.#holding = true;
+    if (burst) {
+      this.#held.push(event);
+      this.#timer = this.#clock.after(BURST_HOLD_MS, () => this.#release());
+    } else {
+      this.#send([event]);
+      this.#clock.nextTurn(() => this.#release());
+    }
+  }
+
+  /** Sends what is held now: a reply must never overtake an event emitted before it. */
+  flush(): void {
+    const events = this.#held;
+    this.#held = [];
+    if (events.length > 0) this.#send(events);
+  }
+
+  /** The socket closed: nothing more is sent. */
+  close(): void {
+    this.#timer?.cancel();
+    this.#timer = null;
+    this.#held = [];
+  }
+
+  #release(): void {
+    this.#timer = null;
+    this.#holding = false;
+    this.flush();
+  }
+
+  /** Records a change of `key`; whether BURST_CARDS different cards changed within BURST_WINDOW_MS. */
+  #noteCard(key: string): boolean {
+    const now = this.#clock.now();
+    const recent = this.#recentCards;
+    while (recent.length > 0 && now - (recent[0]?.at ?? now) > BURST_WINDOW_MS) recent.shift();
+    recent.push({ at: now, key });
+    if (recent.length < BURST_CARDS) return false;
+    return new Set(recent.map((c) => c.key)).size >= BURST_CARDS;
+  }
+}

@@ -8,9 +8,8 @@
 // and go out together. The page applies a load's changes in batches of 250 ms anyway
 // (renderer/lib/desk-state.svelte.ts), so holding them here delays nothing it shows.
 
-/** A burst: BURST_CARDS different cards changed within BURST_WINDOW_MS (the page's load test). */
-export const BURST_CARDS = 8;
-export const BURST_WINDOW_MS = 100;
+import { CardBurst } from "../../common/card-burst.ts";
+
 /** How long events are held while a burst goes on: a few frames. */
 export const BURST_HOLD_MS = 50;
 
@@ -34,8 +33,8 @@ export class EventPacer<E> {
   #held: E[] = [];
   #holding = false;
   #timer: { cancel(): void } | null = null;
-  /** The card changes of the last BURST_WINDOW_MS, oldest first: when, and which card. */
-  #recentCards: { at: number; key: string }[] = [];
+  /** Whether a load is on: the page's own test (common/card-burst.ts). */
+  #burst = new CardBurst();
   readonly #send: (events: E[]) => void;
   readonly #cardOf: (event: E) => string | null;
   readonly #clock: PacerClock;
@@ -88,13 +87,10 @@ export class EventPacer<E> {
     this.flush();
   }
 
-  /** Records a change of `key`; whether BURST_CARDS different cards changed within BURST_WINDOW_MS. */
+  /** Records a change of `key`; whether a load is on. */
   #noteCard(key: string): boolean {
     const now = this.#clock.now();
-    const recent = this.#recentCards;
-    while (recent.length > 0 && now - (recent[0]?.at ?? now) > BURST_WINDOW_MS) recent.shift();
-    recent.push({ at: now, key });
-    if (recent.length < BURST_CARDS) return false;
-    return new Set(recent.map((c) => c.key)).size >= BURST_CARDS;
+    this.#burst.note(key, now);
+    return this.#burst.isOn(now);
   }
 }

@@ -15,6 +15,7 @@ import type {
 } from "../../common/model.ts";
 import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../common/contract.ts";
 import type { UpdateView } from "../../common/updates.ts";
+import { BURST_WINDOW_MS, CardBurst } from "../../common/card-burst.ts";
 import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 import { shownSlotsOf } from "../../common/visible-cards.ts";
 import { holdNearScreenDraws } from "./card-drawing.ts";
@@ -33,11 +34,11 @@ export type GatewayView = {
 type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 
 const RELOAD_RETRY_MS = 2000;
-/**
- * P6: a change is applied the moment it arrives, unless a load is on: this many different cards
- * changed within BURST_WAIT_MS (a start-up brings hundreds a second). Changes are then applied
- * together every LOAD_BATCH_MS: drawing the list four times a second instead of once per card leaves
- * the CPU to the Gateway and the core, which a start-up waits on (issue 21). Every batch lays the
+/*
+ * P6: a change is applied the moment it arrives, unless a load is on (common/card-burst.ts: BURST_CARDS
+ * different cards changed within BURST_WINDOW_MS). Changes are then applied together every
+ * LOAD_BATCH_MS: drawing the list four times a second instead of once per card leaves the CPU to
+ * the Gateway and the core, which a start-up waits on (issue 21). Every batch lays the
  * whole list out again: every 100 ms, the page's main thread spent a median 1.6 s on a start-up of
  * 300 cards in the popover and 2.7 s in the dashboard (bench/startup.ts, one-line notes), every 250 ms
  * 1.4 s and 2.3 s. Applying at a pause in the stream instead does not help: a start-up's reads come
@@ -45,13 +46,11 @@ const RELOAD_RETRY_MS = 2000;
  * One card changing fast (an agent writing often) is no load, and neither is a put's card, session
  * row and activity.
  */
-export const BURST_CARDS = 8;
-export const BURST_WAIT_MS = 100;
 /** How often the changes queued during a load are applied. */
 export const LOAD_BATCH_MS = 250;
 /**
  * How long after its latest card a load still batches what comes. Only the batching: near-screen
- * draws resume BURST_WAIT_MS after the last card (#settle), and a batch is never held past LOAD_BATCH_MS.
+ * draws resume BURST_WINDOW_MS after the last card (#settle), and a batch is never held past LOAD_BATCH_MS.
  */
 export const LOAD_LINGER_MS = 500;
 /** How long an ended needs-you entry stays on the page with its outcome. */
@@ -87,8 +86,8 @@ export class DeskState {
   #queued: DeskChange[] = [];
   /** While #applyQueued applies a batch: its copy of `entries`, written back once at the end. */
   #entriesDraft: { entries: Map<string, CardEntry>; changed: boolean } | null = null;
-  /** The card changes of the last BURST_WAIT_MS, oldest first: whether a load is on. */
-  #recentCards: { at: number; key: string }[] = [];
+  /** The card changes of the last BURST_WINDOW_MS: whether a load is on. */
+  #cardBurst = new CardBurst();
   /** Until when a load found by #inLoad goes on for batching: LOAD_LINGER_MS after its latest card. */
   #loadGoesOnUntil = 0;
   #batch: ReturnType<typeof setTimeout> | null = null;
@@ -323,10 +322,10 @@ export class DeskState {
   #receive(change: DeskChange): void {
     if (change.type === "card") {
       const now = performance.now();
-      this.#recentCards.push({ at: now, key: cardSlotKey(change.entry) });
+      this.#cardBurst.note(cardSlotKey(change.entry), now);
       // A load goes on while its cards keep coming, even slower than it was found by: a start-up's
       // stream comes in clumps with pauses of a few hundred ms, and a card applied alone costs a whole
-      // pass over the list (about 55 of 300 cards were, when a load ended BURST_WAIT_MS after a card).
+      // pass over the list (about 55 of 300 cards were, when a load ended BURST_WINDOW_MS after a card).
       if (now < this.#loadGoesOnUntil || this.#inLoad()) this.#loadGoesOnUntil = now + LOAD_LINGER_MS;
       // Cards are coming: shells nearing the screen wait until they stop (lib/card-drawing.ts says
       // why). From the first card on, since a load is only known after BURST_CARDS of them.
@@ -361,7 +360,7 @@ export class DeskState {
     this.#settle();
   }
 
-  /** Ends the hold on near-screen draws BURST_WAIT_MS after the last card change or batch, if no load goes on. */
+  /** Ends the hold on near-screen draws BURST_WINDOW_MS after the last card change or batch, if no load goes on. */
   #settle(): void {
     if (this.#settleTimer) clearTimeout(this.#settleTimer);
     this.#settleTimer = setTimeout(() => {
@@ -369,16 +368,12 @@ export class DeskState {
       if (this.#queued.length > 0) return; // a batch is due; it settles again
       if (this.#inLoad()) this.#settle();
       else holdNearScreenDraws(false);
-    }, BURST_WAIT_MS);
+    }, BURST_WINDOW_MS);
   }
 
-  /** Whether BURST_CARDS different cards changed within the last BURST_WAIT_MS. */
+  /** Whether a load is on (common/card-burst.ts). */
   #inLoad(): boolean {
-    const since = performance.now() - BURST_WAIT_MS;
-    while ((this.#recentCards[0]?.at ?? since) < since) this.#recentCards.shift();
-    if (this.#recentCards.length < BURST_CARDS) return false;
-    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- local, never rendered
-    return new Set(this.#recentCards.map((r) => r.key)).size >= BURST_CARDS;
+    return this.#cardBurst.isOn(performance.now());
   }
 
   #onChange(change: DeskChange): void {

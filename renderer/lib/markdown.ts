@@ -14,7 +14,7 @@
 //   3. DOMPurify over the whole result, with an explicit allowlist and per-element
 //      attribute checks in a hook;
 //   4. on the sanitized tree: text nodes lose invisible and control characters (when there are any), links
-//      with a safe href get rel, data-external and their destination, links without one are
+//      with a safe href get rel and their destination, links without one are
 //      unwrapped to their text, the first <progress> is lifted out (R4), emptiness is
 //      decided (R5).
 //
@@ -22,7 +22,7 @@
 // only for raw HTML blocks and inline <img> tags, which ordinary notes do not have.
 //
 // Links keep `href` only for absolute http, https and mailto URLs (normalised by the URL
-// parser), get rel="noopener noreferrer" and `data-external`; there is no target: the page
+// parser) and get rel="noopener noreferrer"; there is no target: the page
 // intercepts clicks and hands the URL to the shell. A link's text is the note writer's to
 // choose, so before it opens the link says where it goes: a `title` (the tooltip) with the
 // destination host and the full URL, and an `aria-label` of its visible text plus "opens
@@ -286,7 +286,7 @@ function onElement(node: Node, data: UponSanitizeElementHookEvent): void {
 }
 
 function onAttribute(node: Element, data: UponSanitizeAttributeHookEvent): void {
-  const allowed = ATTRIBUTES_BY_TAG[node.nodeName.toLowerCase()] ?? NO_ATTRIBUTES;
+  const allowed = ATTRIBUTES_BY_TAG[node.localName] ?? NO_ATTRIBUTES;
   if (!allowed.has(data.attrName)) {
     data.keepAttr = false;
     return;
@@ -430,16 +430,15 @@ function pinFirstProgress(body: Element): NoteProgress | null {
 
 /**
  * On the sanitized tree, every link either kept its (checked) href — it gets rel and
- * data-external — or lost it and is unwrapped to its text. Done here rather than in an
+ * its destination — or lost it and is unwrapped to its text. Done here rather than in an
  * afterSanitizeAttributes hook: the result is the same (nothing after a link's own visit
  * changes its attributes) and DOMPurify no longer dispatches a hook for every element.
  */
 function finishLinks(body: Element): void {
-  for (const link of Array.from(body.getElementsByTagName("a"))) {
+  for (const link of body.querySelectorAll("a")) {
     const href = link.getAttribute("href");
     if (href !== null) {
       link.setAttribute("rel", "noopener noreferrer");
-      link.setAttribute("data-external", "");
       labelDestination(link, href);
     } else {
       unwrap(link);

@@ -65,7 +65,7 @@ const ALLOWED: Record<string, string[]> = {
   tr: [],
   th: ["align"],
   td: ["align"],
-  a: ["href", "rel", "data-external", "title", "aria-label"],
+  a: ["href", "rel", "title", "aria-label"],
   progress: ["value", "max", "aria-label"],
 };
 
@@ -76,7 +76,7 @@ const BOOT = `import * as markdown from "/markdown.js";\nwindow.__markdown = mar
 
 /** A kept link as the renderer writes it: where it goes in the tooltip and in its accessible name. */
 const link = (href: string, text: string, destination: string): string =>
-  `<a href="${href}" rel="noopener noreferrer" data-external="" title="Opens ${destination}\n${href}" aria-label="${text} (opens ${destination})">${text}</a>`;
+  `<a href="${href}" rel="noopener noreferrer" title="Opens ${destination}\n${href}" aria-label="${text} (opens ${destination})">${text}</a>`;
 
 type Session = {
   context: BrowserContext;

@@ -498,18 +498,52 @@ function remember(key: string, note: RenderedNote): RenderedNote {
 }
 
 /**
+ * A note that is one line of plain words: nothing in it that Markdown or HTML would read as
+ * syntax (no emphasis, code, link, image, table, heading, HTML, entity or escape character, no
+ * autolink such as `www.`, `://` or an address, no list or block opening, no surrounding white
+ * space). The pipeline would draw it as exactly one paragraph of its text, so it is drawn so
+ * without marked and without a DOMPurify pass, which parses a whole document even for three
+ * words. Short status lines are what agents mostly write; test/browser/markdown.test.ts checks
+ * that both ways give the same result.
+ */
+const PLAIN_LINE = /^[\p{L}\p{N}][^\\`*_[\]<>&~|#@\r\n\t\f\v]*$/u;
+const NOT_PLAIN = /^\d+[.)]|:\/\/|www\.|\s$/i;
+
+/** Whether `text` (invisible and control characters already stripped) is one plain line, drawn without the pipeline. */
+export function isPlainLine(text: string): boolean {
+  return PLAIN_LINE.test(text) && !NOT_PLAIN.test(text);
+}
+
+/** A plain line (isPlainLine) as the pipeline draws it: one paragraph; a no-break space serialized as the DOM does. */
+function renderPlainLine(text: string): RenderedNote {
+  return { html: `<p>${text.replaceAll("\u00a0", "&nbsp;")}</p>`, progress: null, empty: false, line: lineOf(text) };
+}
+
+/**
  * Render a card's note (R3–R5). `null`, non-strings and blank notes are empty. The result is
  * frozen (and may be shared between calls with the same note).
  */
 export function renderNote(markdown: string | null): RenderedNote {
+  return renderVisible(markdown, true);
+}
+
+/** renderNote without its plain-line path: every note through marked and DOMPurify (the tests compare the two). */
+export function renderNoteThroughPipeline(markdown: string | null): RenderedNote {
+  return renderVisible(markdown, false);
+}
+
+function renderVisible(markdown: string | null, plainPath: boolean): RenderedNote {
   if (typeof markdown !== "string") return EMPTY;
   const text = visibleText(markdown).toWellFormed(); // lone surrogates → U+FFFD
   if (!READABLE.test(text)) return EMPTY;
-  const cached = cache.get(text);
-  if (cached !== undefined) {
-    cache.delete(text); // most recently used last
-    cache.set(text, cached);
-    return cached;
+  if (plainPath) {
+    const cached = cache.get(text);
+    if (cached !== undefined) {
+      cache.delete(text); // most recently used last
+      cache.set(text, cached);
+      return cached;
+    }
+    if (isPlainLine(text)) return remember(text, renderPlainLine(text));
   }
   pipeline ??= setUp();
   let note: RenderedNote;
@@ -520,7 +554,7 @@ export function renderNote(markdown: string | null): RenderedNote {
   } finally {
     destinations.clear();
   }
-  return remember(text, note);
+  return plainPath ? remember(text, note) : Object.freeze(note);
 }
 
 /** Raw HTML (a `<progress>` bar to pin, tags whose text the sanitizer decides on): drawn at once. */
@@ -536,6 +570,8 @@ export function previewNote(markdown: string | null): RenderedNote | NotePreview
   if (typeof markdown !== "string") return EMPTY;
   const text = visibleText(markdown).toWellFormed();
   if (cache.has(text) || MAY_HOLD_HTML.test(text) || !READABLE.test(text)) return renderNote(markdown);
+  // A plain line's text is itself, as the lexer would find it: white space folded.
+  if (isPlainLine(text)) return { html: "", progress: null, empty: false, line: lineOf(text), text: text.replace(/\s+/g, " ") };
   const tokens = Lexer.lex(text, { gfm: true, breaks: false, pedantic: false });
   const plain = noteTextOfTokens(tokens);
   if (!READABLE.test(plain)) return renderNote(markdown);

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { RenderedNote } from "../../renderer/lib/markdown-types.ts";
-import { noteLine } from "../../common/note-line.ts";
+import { noteLine, noteTextOfTokens } from "../../common/note-line.ts";
+import { Lexer } from "marked";
 import { XSS_PAYLOADS } from "../fixtures/xss/payloads.ts";
 import { realisticNote } from "../../bench/realistic-note.ts";
 import type { XssPayload } from "../fixtures/xss/payloads.ts";
@@ -574,6 +575,96 @@ describe("note renderer in Chromium (R3–R5, C5, C6)", { skip: chromium.ok ? fa
       assert.match(r.html, /<table>/);
       assert.match(r.html, /<pre><code>/);
       assert.match(r.html, /END-OF-NOTE<\/p>$/);
+    });
+  });
+
+  describe("one plain line, drawn without the pipeline (issue 21: a put's short status line)", () => {
+    type Md = {
+      renderNote(m: string): RenderedNote;
+      renderNoteThroughPipeline(m: string): RenderedNote;
+      previewNote(m: string): RenderedNote & { text?: string };
+    };
+    /** For each note (none drawn before): whether it is a plain line, both renderings, and its preview. */
+    const both = (notes: string[]) =>
+      strict.page.evaluate((all: string[]) => {
+        const md = (globalThis as unknown as { __markdown: Md & { isPlainLine(t: string): boolean } }).__markdown;
+        return all.map((m) => {
+          const preview = md.previewNote(m); // first: not in the cache yet, so previewed
+          return { plain: md.isPlainLine(m), fast: md.renderNote(m), full: md.renderNoteThroughPipeline(m), preview };
+        });
+      }, notes);
+
+    // Characters of ordinary status lines, and every one Markdown or HTML reads as syntax.
+    const WORDS = "abcdefghijklmnopqrstuvwxyzABCÉéßÖ0123456789 ,.;:!?'\"()-+=/%$^{}\u00a0\u2028✅😀שלום";
+    const SYNTAX = "\\`*_[]<>&~|#@\n\t.)";
+    function seeded(seed: number): () => number {
+      let x = seed;
+      return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+    }
+    function randomNotes(count: number, seed: number): string[] {
+      const next = seeded(seed);
+      const pick = (from: string) => [...from][Math.floor(next() * [...from].length)]!;
+      return Array.from({ length: count }, (_, i) => {
+        const length = 1 + Math.floor(next() * 40);
+        let text = "";
+        for (let k = 0; k < length; k++) text += next() < 0.06 ? pick(SYNTAX) : pick(WORDS);
+        // Every few notes, the openings and autolinks a plain-looking line may hide.
+        const prefix = [
+          "",
+          "",
+          "",
+          "1. ",
+          "2) ",
+          "- ",
+          "+ ",
+          "www.",
+          "Go to https://x.example ",
+          "a@b.example ",
+          "    ",
+          "Step ",
+          "3 tests ",
+        ][i % 13]!;
+        return prefix + text;
+      });
+    }
+
+    test("the same paragraph, line and emptiness as marked and DOMPurify give, for every line that looks plain", async () => {
+      const crafted = [
+        "Tok7x note",
+        "Page 12: checking the build",
+        "Running the tests (3 of 7), then the report",
+        "Card 41 of the start-up benchmark: paused since yesterday",
+        "Deploy done \u00a0 in 40 s",
+        "Line\u2028separator",
+        "Émigré café — naïve 😀 ✅",
+        "שלום world",
+        "3 tests left",
+        "1.5 s left",
+        "1. not plain: a list",
+        "Ab  two  spaces",
+        "ends with a space ",
+        "see www.example.com",
+        "mail a@b.example",
+        "https://example.com/x",
+        "x == y != z",
+        "50% done; next: {the} report?",
+      ];
+      const notes = [...crafted, ...randomNotes(600, 21)];
+      const results = await both(notes);
+      let plain = 0;
+      for (const [i, r] of results.entries()) {
+        assert.deepEqual(r.fast, r.full, `note ${JSON.stringify(notes[i])}: ${r.plain ? "plain path" : "pipeline"}`);
+        if (!r.plain) continue;
+        plain += 1;
+        // The preview reads as the lexer reads the note (common/note-line.ts), on the drawn note's line.
+        assert.equal(r.preview.text, noteTextOfTokens(Lexer.lex(notes[i]!, { gfm: true })), `preview of ${JSON.stringify(notes[i])}`);
+        assert.equal(r.preview.line, r.full.line);
+        assert.equal(r.preview.empty, false);
+      }
+      // The corpus exercises both paths.
+      assert.ok(plain >= 60 && plain <= notes.length - 150, `${plain} of ${notes.length} notes took the plain path`);
+      assert.equal(results[0]!.plain, true, "a put's status line takes the plain path");
+      assert.equal(results[0]!.fast.html, "<p>Tok7x note</p>");
     });
   });
 

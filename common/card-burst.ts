@@ -5,8 +5,6 @@
 
 export const BURST_CARDS = 8;
 export const BURST_WINDOW_MS = 100;
-/** How long the browser host holds a page's events while a burst goes on: a few frames. */
-export const BURST_HOLD_MS = 50;
 
 export class CardBurst {
   /** The card changes of the last BURST_WINDOW_MS, oldest first: when, and which card. */

@@ -5,10 +5,13 @@
 // its own turn) that still made one message per card: 300 at a start-up, each a socket write here,
 // a network IPC in the browser and a parse and a wake-up in the page, on a machine the Gateway's
 // reads already fill. So while card changes come as a burst, events are held for BURST_HOLD_MS
-// and go out together. The page applies a load's changes in batches anyway, at a pause in the
-// stream longer than this hold or every 250 ms (renderer/lib/load-batching.ts).
+// and go out together. The page applies a load's changes in batches of 250 ms anyway
+// (renderer/lib/desk-state.svelte.ts), so holding them here delays nothing it shows.
 
-import { BURST_HOLD_MS, CardBurst } from "../../common/card-burst.ts";
+import { CardBurst } from "../../common/card-burst.ts";
+
+/** How long events are held while a burst goes on: a few frames. */
+export const BURST_HOLD_MS = 50;
 
 export type PacerClock = {
   now(): number;

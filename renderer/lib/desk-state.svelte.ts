@@ -16,7 +16,6 @@ import type {
 import type { DeskApi, GatewayInput, Settings, SettingsPatch } from "../../common/contract.ts";
 import type { UpdateView } from "../../common/updates.ts";
 import { BURST_WINDOW_MS, CardBurst } from "../../common/card-burst.ts";
-import { LOAD_BATCH_MS, LOAD_LINGER_MS, LOAD_PAUSE_MS } from "./load-batching.ts";
 import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 import { shownSlotsOf } from "../../common/visible-cards.ts";
 import { holdNearScreenDraws } from "./card-drawing.ts";
@@ -35,6 +34,25 @@ export type GatewayView = {
 type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 
 const RELOAD_RETRY_MS = 2000;
+/*
+ * P6: a change is applied the moment it arrives, unless a load is on (common/card-burst.ts: BURST_CARDS
+ * different cards changed within BURST_WINDOW_MS). Changes are then applied together every
+ * LOAD_BATCH_MS: drawing the list four times a second instead of once per card leaves the CPU to
+ * the Gateway and the core, which a start-up waits on (issue 21). Every batch lays the
+ * whole list out again: every 100 ms, the page's main thread spent a median 1.6 s on a start-up of
+ * 300 cards in the popover and 2.7 s in the dashboard (bench/startup.ts, one-line notes), every 250 ms
+ * 1.4 s and 2.3 s. Applying at a pause in the stream instead does not help: a start-up's reads come
+ * in clumps, with short pauses between them.
+ * One card changing fast (an agent writing often) is no load, and neither is a put's card, session
+ * row and activity.
+ */
+/** How often the changes queued during a load are applied. */
+export const LOAD_BATCH_MS = 250;
+/**
+ * How long after its latest card a load still batches what comes. Only the batching: near-screen
+ * draws resume BURST_WINDOW_MS after the last card (#settle), and a batch is never held past LOAD_BATCH_MS.
+ */
+export const LOAD_LINGER_MS = 500;
 /** How long an ended needs-you entry stays on the page with its outcome. */
 export const RESOLVED_SHOWN_MS = 20_000;
 
@@ -64,7 +82,7 @@ export class DeskState {
   #expansionVersion = $state(0);
 
   #buffering = true;
-  /** Changes that arrived during a load (or behind such changes); applied together by #pause or #batch. */
+  /** Changes that arrived during a load (or behind such changes); applied together by #batch. */
   #queued: DeskChange[] = [];
   /** While #applyQueued applies a batch: its copy of `entries`, written back once at the end. */
   #entriesDraft: { entries: Map<string, CardEntry>; changed: boolean } | null = null;
@@ -73,8 +91,6 @@ export class DeskState {
   /** Until when a load found by #inLoad goes on for batching: LOAD_LINGER_MS after its latest card. */
   #loadGoesOnUntil = 0;
   #batch: ReturnType<typeof setTimeout> | null = null;
-  /** Applies the queued batch once the load's cards pause for LOAD_PAUSE_MS. */
-  #pause: ReturnType<typeof setTimeout> | null = null;
   /** Ends the hold on near-screen draws once a load is over (#settle). */
   #settleTimer: ReturnType<typeof setTimeout> | null = null;
   #loading: Promise<void> | null = null;
@@ -131,7 +147,6 @@ export class DeskState {
       for (const off of this.#unsubscribe.splice(0)) off();
       if (this.#retryTimer) clearTimeout(this.#retryTimer);
       if (this.#batch) clearTimeout(this.#batch);
-      if (this.#pause) clearTimeout(this.#pause);
       if (this.#settleTimer) clearTimeout(this.#settleTimer);
       holdNearScreenDraws(false);
       this.#queued = [];
@@ -324,17 +339,10 @@ export class DeskState {
     }
     this.#queued.push(change);
     this.#batch ??= setTimeout(() => this.#applyQueued(), LOAD_BATCH_MS);
-    if (change.type === "card") {
-      if (this.#pause) clearTimeout(this.#pause);
-      this.#pause = setTimeout(() => this.#applyQueued(), LOAD_PAUSE_MS);
-    }
   }
 
   #applyQueued(): void {
-    if (this.#batch) clearTimeout(this.#batch);
-    if (this.#pause) clearTimeout(this.#pause);
     this.#batch = null;
-    this.#pause = null;
     const queued = this.#queued;
     this.#queued = [];
     // One write of `entries` for the whole batch: each write walks everything derived from it (the

@@ -10,7 +10,6 @@ import type { Page } from "playwright-core";
 import type { DeskChange, Step } from "../../common/model.ts";
 import { realisticNote } from "../../bench/realistic-note.ts";
 import { WHOLE_AT_ONCE } from "../../renderer/lib/card-groups.ts";
-import { LOAD_BATCH_MS, LOAD_PAUSE_MS } from "../../renderer/lib/load-batching.ts";
 import { chromiumAvailable } from "./chromium.ts";
 import { FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, type FakeCard } from "./fake-desk.ts";
 import { pageSuite } from "./page-suite.ts";
@@ -52,10 +51,9 @@ type Where = "popover" | "dashboard";
 describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", { skip: chromium.ok ? false : chromium.reason }, () => {
   const pages = pageSuite();
 
-  async function open(where: Where, data = cards(), fakeTime = false): Promise<{ page: Page; errors: string[] }> {
+  async function open(where: Where, data = cards()): Promise<{ page: Page; errors: string[] }> {
     const width = where === "popover" ? 400 : 1200;
     const context = await pages.newContext({ viewport: { width, height: 900 }, reducedMotion: "reduce" });
-    if (fakeTime) await context.clock.install();
     const pinned = where === "dashboard" ? data.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) : [];
     await installFake(context, fakeSnapshot(data), fakeSettings({ pinned, collapseByDefault: false }));
     // Every layout shift from the first paint on, for the layout-shift check.
@@ -354,37 +352,6 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     assert.ok(result.updates <= 30, `${result.updates} page updates for ${CLUMPS} clumps of ${PER_CLUMP} changes`);
     for (let i = 0; i < data.length; i += 9) await page.getByText(`Clumped note ${i}`, { exact: true }).waitFor(WAIT);
     await page.getByText(`Clumped note ${data.length - 1}`, { exact: true }).waitFor(WAIT);
-  });
-
-  test("popover: a load's batch is applied once its cards pause, not a whole batch interval later", async () => {
-    const data = cards().slice(0, 40);
-    const { page } = await open("popover", data, true);
-    // From here the page's time moves only as the test moves it.
-    await page.clock.pauseAt(Date.now() + 1000);
-    const change = (i: number): DeskChange => ({
-      type: "card",
-      gatewayId: FAKE_GW,
-      entry: fakeEntry({ ...data[i]!, revision: 2, markdown: `Paused note ${i}` }),
-    });
-    const emit = (changes: DeskChange[]) =>
-      page.evaluate((all: unknown[]) => {
-        const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
-        for (const c of all) fake.emit(c);
-      }, changes as unknown[]);
-    const shown = (i: number) => page.evaluate((text: string) => document.body.textContent.includes(text) as boolean, `Paused note ${i}`);
-    // 20 cards at once: a load (common/card-burst.ts), so the last ones are queued.
-    await emit(Array.from({ length: 20 }, (_, i) => change(i)));
-    assert.equal(await shown(19), false, "a load's cards wait for their batch");
-    // Another card before the pause is over: the batch waits on.
-    await page.clock.runFor(LOAD_PAUSE_MS - 20);
-    await emit([change(20)]);
-    await page.clock.runFor(LOAD_PAUSE_MS - 20);
-    assert.equal(await shown(19), false, "cards still coming: no pause yet");
-    // The pause: everything queued shows, long before LOAD_BATCH_MS since the batch began.
-    await page.clock.runFor(30);
-    assert.ok(2 * LOAD_PAUSE_MS + 10 < LOAD_BATCH_MS);
-    assert.equal(await shown(19), true, "the batch is applied at the pause");
-    assert.equal(await shown(20), true, "the batch is applied at the pause");
   });
 
   test("popover: one card changing fast is no load: each change shows before the next task", async () => {

@@ -5,8 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BURST_CARDS, BURST_WINDOW_MS } from "../../common/card-burst.ts";
-import { BURST_HOLD_MS } from "../../common/card-burst.ts";
-import { EventPacer, type PacerClock } from "../../main/host/event-pacing.ts";
+import { BURST_HOLD_MS, EventPacer, type PacerClock } from "../../main/host/event-pacing.ts";
 
 /** An event: a change of card `card`, or some other event (card null). */
 type Ev = { card: string | null; n: number };

@@ -49,7 +49,7 @@ const RELOAD_RETRY_MS = 2000;
 /** How often the changes queued during a load are applied. */
 export const LOAD_BATCH_MS = 250;
 /**
- * How long after its latest card a load still batches what comes. Only the batching: near-screen
+ * How long after its latest card new to it a load still batches what comes. Only the batching: near-screen
  * draws resume BURST_WINDOW_MS after the last card (#settle), and a batch is never held past LOAD_BATCH_MS.
  */
 export const LOAD_LINGER_MS = 500;
@@ -88,8 +88,11 @@ export class DeskState {
   #entriesDraft: { entries: Map<string, CardEntry>; changed: boolean } | null = null;
   /** The card changes of the last BURST_WINDOW_MS: whether a load is on. */
   #cardBurst = new CardBurst();
-  /** Until when a load found by #inLoad goes on for batching: LOAD_LINGER_MS after its latest card. */
+  /** Until when a load found by #inLoad goes on for batching: LOAD_LINGER_MS after its latest new card. */
   #loadGoesOnUntil = 0;
+  /** The cards changed since the load going on began (or the latest card, when none goes on). */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
+  #loadCards = new Set<string>();
   #batch: ReturnType<typeof setTimeout> | null = null;
   /** Ends the hold on near-screen draws once a load is over (#settle). */
   #settleTimer: ReturnType<typeof setTimeout> | null = null;
@@ -322,11 +325,17 @@ export class DeskState {
   #receive(change: DeskChange): void {
     if (change.type === "card") {
       const now = performance.now();
-      this.#cardBurst.note(cardSlotKey(change.entry), now);
+      const key = cardSlotKey(change.entry);
+      this.#cardBurst.note(key, now);
+      if (now >= this.#loadGoesOnUntil) this.#loadCards.clear();
+      const newToLoad = !this.#loadCards.has(key);
+      this.#loadCards.add(key);
       // A load goes on while its cards keep coming, even slower than it was found by: a start-up's
       // stream comes in clumps with pauses of a few hundred ms, and a card applied alone costs a whole
       // pass over the list (about 55 of 300 cards were, when a load ended BURST_WINDOW_MS after a card).
-      if (now < this.#loadGoesOnUntil || this.#inLoad()) this.#loadGoesOnUntil = now + LOAD_LINGER_MS;
+      // Only a card new to the load keeps it on: an agent writing its card every few hundred ms just
+      // after a start-up kept one on for good, and every change of that card waited for a batch.
+      if (this.#inLoad() || (now < this.#loadGoesOnUntil && newToLoad)) this.#loadGoesOnUntil = now + LOAD_LINGER_MS;
       // Cards are coming: shells nearing the screen wait until they stop (lib/card-drawing.ts says
       // why). From the first card on, since a load is only known after BURST_CARDS of them.
       holdNearScreenDraws(true);

@@ -375,6 +375,44 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     assert.deepEqual(late, [], "changes of one card that waited for a later batch");
   });
 
+  test("popover: one card changing every 300 ms right after a load does not keep the load on", async () => {
+    const data = cards().slice(0, 60);
+    const { page } = await open("popover", data);
+    // A start-up's burst of 40 different cards, then one agent writing its card every 300 ms (less
+    // than a load lingers): once the burst's own cards stop, each change must show at once.
+    const burst: DeskChange[] = data.slice(0, 40).map((c, i) => ({
+      type: "card",
+      gatewayId: FAKE_GW,
+      entry: fakeEntry({ ...c, revision: 2, markdown: `Loaded note ${i}` }),
+    }));
+    const writes: DeskChange[] = Array.from({ length: 8 }, (_, i) => ({
+      type: "card",
+      gatewayId: FAKE_GW,
+      entry: fakeEntry({ ...data[50]!, revision: 2 + i, markdown: `Steady note ${i}` }),
+    }));
+    const result = await page.evaluate(
+      async ({ burst, writes }: { burst: unknown[]; writes: unknown[] }) => {
+        const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+        for (const c of burst) await new Promise<void>((r) => setTimeout(() => (fake.emit(c), r()), 0));
+        const burstEnd = performance.now();
+        const late: { i: number; afterBurstMs: number }[] = [];
+        for (let i = 0; i < writes.length; i++) {
+          await new Promise<void>((r) => setTimeout(r, 300));
+          fake.emit(writes[i]);
+          await new Promise<void>((r) => setTimeout(r, 0));
+          if (!document.body.textContent.includes(`Steady note ${i}`))
+            late.push({ i, afterBurstMs: Math.round(performance.now() - burstEnd) });
+        }
+        return late;
+      },
+      { burst: burst as unknown[], writes: writes as unknown[] },
+    );
+    // The load lingers 500 ms after its last new card (the first write is new to it): from the third
+    // write on, at 900 ms and later, every change shows before the next task.
+    const tooLate = result.filter((l) => l.i >= 3);
+    assert.deepEqual(tooLate, [], "changes of one card that still waited for a batch long after the load");
+  });
+
   test("popover: a single change shows without waiting for a frame (a put is not delayed)", async () => {
     const data = cards().slice(0, 20);
     const { page } = await open("popover", data);

@@ -48,7 +48,9 @@ function nearScreen(): NearObserver | null {
 export function holdNearScreenDraws(on: boolean): void {
   if (held === on) return;
   held = on;
-  if (on || !observer) return;
+  if (on) return;
+  scheduleAfterLoad();
+  if (!observer) return;
   // Where each shell is now, not where the observer last saw it: the last cards of the load may not
   // be laid out in its reports yet, and a shell they pushed far down would be drawn for nothing.
   // Observing again reports every shell afresh after the next layout.
@@ -89,4 +91,47 @@ export function drawWhenNeeded(element: Shell, draw: () => void): () => void {
   return () => {
     if (!done) cancel();
   };
+}
+
+// Work that waits for the end of a load (a shell's long note to lex: components/ProgressCard.svelte),
+// done when the browser is idle once no load is on, a few at a time so no frame waits on it.
+type IdleDeadline = { timeRemaining(): number };
+type IdleRequest = (run: (deadline: IdleDeadline) => void, options: { timeout: number }) => void;
+/** Milliseconds of an idle period left to the page (the browser's frame budget is 50). */
+const IDLE_RESERVE_MS = 2;
+/** Started within this long after the load even when the browser never idles. */
+const IDLE_TIMEOUT_MS = 1000;
+const afterLoad = new Set<() => void>();
+let idleAsked = false;
+
+function askIdle(run: (deadline: IdleDeadline) => void): void {
+  const request = (globalThis as { requestIdleCallback?: IdleRequest }).requestIdleCallback;
+  if (request) request(run, { timeout: IDLE_TIMEOUT_MS });
+  else setTimeout(() => run({ timeRemaining: () => IDLE_RESERVE_MS + 8 }), 0);
+}
+
+function scheduleAfterLoad(): void {
+  if (idleAsked || held || afterLoad.size === 0) return;
+  idleAsked = true;
+  askIdle((deadline) => {
+    idleAsked = false;
+    if (held) return; // another load: its end schedules again
+    for (const work of afterLoad) {
+      afterLoad.delete(work);
+      work();
+      if (deadline.timeRemaining() <= IDLE_RESERVE_MS) break;
+    }
+    scheduleAfterLoad();
+  });
+}
+
+/**
+ * Calls `work` once, when no load is on and the browser is idle (in the order asked; at once when
+ * nothing is waiting and no load is on, but still in an idle period). Returns a function that
+ * cancels it (the card left the page or was drawn whole first).
+ */
+export function whenLoadIsOver(work: () => void): () => void {
+  afterLoad.add(work);
+  scheduleAfterLoad();
+  return () => void afterLoad.delete(work);
 }

@@ -380,6 +380,14 @@ export class DeskState {
     }, BURST_WINDOW_MS);
   }
 
+  /**
+   * Whether cards stream in as a load (found by #inLoad, going on LOAD_LINGER_MS after its latest
+   * new card). Not reactive: a card asks when it is made (components/ProgressCard.svelte).
+   */
+  loadStreaming(): boolean {
+    return performance.now() < this.#loadGoesOnUntil || this.#inLoad();
+  }
+
   /** Whether a load is on (common/card-burst.ts). */
   #inLoad(): boolean {
     return this.#cardBurst.isOn(performance.now());

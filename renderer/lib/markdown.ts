@@ -578,5 +578,20 @@ export function previewNote(markdown: string | null): RenderedNote | NotePreview
   return { html: "", progress: null, empty: false, line: lineOf(noteLineOfTokens(tokens)), text: plain };
 }
 
+/**
+ * A note at least this long is not lexed for a shell made while a load streams in: a 1–2 KB note
+ * costs the lexer about half a millisecond, which the Gateway's reads wait on at a start-up of
+ * hundreds of cards. Short notes cost next to nothing and are previewed at once.
+ */
+const LONG_NOTE_CHARS = 300;
+
+/** Whether a shell's preview of `markdown` waits for the end of a load: a long note, not drawn already. */
+export function previewWaitsForLoad(markdown: string | null): boolean {
+  return typeof markdown === "string" && markdown.length >= LONG_NOTE_CHARS && !cache.has(visibleText(markdown).toWellFormed());
+}
+
+/** A shell's note while its preview waits for the end of a load: no text yet (lib/card-drawing.ts: whenLoadIsOver). */
+export const PENDING_PREVIEW: NotePreview = Object.freeze({ html: "", progress: null, empty: false, line: null, text: "" });
+
 /** Whether a note result stands in for a note not drawn yet. */
 export const isPreview = (note: RenderedNote | NotePreview): note is NotePreview => "text" in note;

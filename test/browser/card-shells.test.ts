@@ -193,6 +193,52 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     assert.deepEqual(errors, []);
   });
 
+  test("popover: a start-up's stream leaves long notes of far shells unlexed until it ends, then every note's text follows without a jump", async () => {
+    const data = cards();
+    const context = await pages.newContext({ viewport: { width: 400, height: 900 }, reducedMotion: "reduce" });
+    const snapshot = fakeSnapshot(data);
+    snapshot.gateways[0]!.cards = [];
+    await installFake(context, snapshot, fakeSettings({ collapseByDefault: false }));
+    await context.addInitScript(() => {
+      const w = globalThis as unknown as { __shifts: { value: number; at: number }[] };
+      w.__shifts = [];
+      new PerformanceObserver((list: any) => {
+        for (const e of list.getEntries()) if (!e.hadRecentInput) w.__shifts.push({ value: e.value, at: e.startTime });
+      }).observe({ type: "layout-shift", buffered: true });
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`${pages.origin}/popover.html`);
+    await page.waitForFunction(() => document.querySelector(".empty") !== null, undefined, WAIT);
+    // The realistic notes (1–2 KB each) come as a start-up brings them: one task apart, in no order.
+    const changes: DeskChange[] = data.map((_, i) => ({ type: "card", gatewayId: FAKE_GW, entry: fakeEntry(data[(i * 7919) % COUNT]!) }));
+    const pendingAtEnd = await page.evaluate(async (all: unknown[]) => {
+      const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+      for (const c of all) await new Promise<void>((r) => setTimeout(() => (fake.emit(c), r()), 2));
+      // The stream's last change just came: the shells drawn so far still wait to lex their notes.
+      return document.querySelectorAll("article.card.shell [data-note-pending]").length;
+    }, changes as unknown[]);
+    assert.ok(pendingAtEnd > COUNT / 2, `${pendingAtEnd} shells waited to lex their notes during the stream`);
+    await page.waitForFunction((n: number) => document.querySelectorAll("article.card").length >= n, COUNT, WAIT);
+    const streamEnd = await page.evaluate(() => performance.now());
+    // Then, in the idle time after it, every shell gets its note's text.
+    await page.waitForFunction(() => document.querySelectorAll("[data-note-pending]").length === 0, undefined, WAIT);
+    const text = await accessibleText(page);
+    const missing: string[] = [];
+    for (let i = 0; i < COUNT; i++) if (!text.includes(noteWords(i))) missing.push(`note ${i}`);
+    assert.deepEqual(missing, [], "every card's note text reaches a screen reader once the stream is over");
+    const shifted = await page.evaluate(
+      (since: number) =>
+        (globalThis as unknown as { __shifts: { value: number; at: number }[] }).__shifts
+          .filter((e) => e.at > since)
+          .reduce((s, e) => s + e.value, 0),
+      streamEnd,
+    );
+    assert.ok(shifted < 0.01, `layout shift ${shifted.toFixed(4)} while the notes' text came in`);
+    assert.deepEqual(errors, []);
+  });
+
   test("popover: focus reaching a shell's title moves to the same title of the card drawn whole", async () => {
     const { page } = await open("popover");
     const key = `agent:main:dashboard:long-${COUNT - 1}`;

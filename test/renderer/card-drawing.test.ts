@@ -45,7 +45,26 @@ class FakeElement {
   removeEventListener(): void {}
 }
 
-const { drawWhenNeeded, holdNearScreenDraws } = await import("../../renderer/lib/card-drawing.ts");
+/** A FAKE requestIdleCallback: idle periods come when the test says, with the time it says is left. */
+type IdleRun = (deadline: { timeRemaining(): number }) => void;
+let idleRuns: IdleRun[] = [];
+(globalThis as unknown as { requestIdleCallback: unknown }).requestIdleCallback = (run: IdleRun) => void idleRuns.push(run);
+/** One idle period: each piece of work done in it takes `msEach` of the `ms` it has. */
+function idlePeriod(ms: number, msEach: number, work: { done: string[] }): void {
+  const runs = idleRuns;
+  idleRuns = [];
+  let left = ms;
+  const before = work.done.length;
+  for (const run of runs)
+    run({
+      timeRemaining: () => {
+        left = ms - (work.done.length - before) * msEach;
+        return Math.max(0, left);
+      },
+    });
+}
+
+const { drawWhenNeeded, holdNearScreenDraws, whenLoadIsOver } = await import("../../renderer/lib/card-drawing.ts");
 type Shell = Parameters<typeof drawWhenNeeded>[0];
 
 describe("drawing shells near the screen (P5)", () => {
@@ -98,5 +117,45 @@ describe("drawing shells near the screen (P5)", () => {
     holdNearScreenDraws(false);
     flush();
     assert.equal(drawn, 0);
+  });
+
+  test("work asked for during a load waits for its end, then runs in idle periods a few at a time, in order", () => {
+    const work = { done: [] as string[] };
+    holdNearScreenDraws(true);
+    for (const name of ["a", "b", "c", "d", "e"]) whenLoadIsOver(() => work.done.push(name));
+    idlePeriod(50, 1, work);
+    assert.deepEqual(work.done, [], "nothing runs while the load goes on, idle or not");
+    holdNearScreenDraws(false);
+    // 5 ms of idle time, each piece 2 ms: two pieces, then 1 ms is left, under the page's reserve.
+    idlePeriod(5, 2, work);
+    assert.deepEqual(work.done, ["a", "b"]);
+    idlePeriod(50, 2, work);
+    assert.deepEqual(work.done, ["a", "b", "c", "d", "e"]);
+    idlePeriod(50, 2, work);
+    assert.deepEqual(work.done, ["a", "b", "c", "d", "e"], "each runs once");
+  });
+
+  test("work cancelled before its turn never runs; a new load stops what is left until it ends", () => {
+    const work = { done: [] as string[] };
+    holdNearScreenDraws(true);
+    const cancelA = whenLoadIsOver(() => work.done.push("a"));
+    whenLoadIsOver(() => work.done.push("b"));
+    whenLoadIsOver(() => work.done.push("c"));
+    cancelA();
+    holdNearScreenDraws(false);
+    holdNearScreenDraws(true);
+    idlePeriod(50, 1, work);
+    assert.deepEqual(work.done, [], "the idle period came during the next load");
+    holdNearScreenDraws(false);
+    idlePeriod(50, 1, work);
+    assert.deepEqual(work.done, ["b", "c"]);
+  });
+
+  test("work asked for with no load on runs in the next idle period", () => {
+    const work = { done: [] as string[] };
+    whenLoadIsOver(() => work.done.push("now"));
+    assert.deepEqual(work.done, [], "not in the caller's task");
+    idlePeriod(50, 1, work);
+    assert.deepEqual(work.done, ["now"]);
   });
 });

@@ -6,7 +6,7 @@
 // notes exist without 300 sessions on a Gateway. Needs `npm run build`.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import type { DeskChange, Step } from "../../common/model.ts";
 import { realisticNote } from "../../bench/realistic-note.ts";
 import { WHOLE_AT_ONCE } from "../../renderer/lib/card-groups.ts";
@@ -51,12 +51,8 @@ type Where = "popover" | "dashboard";
 describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", { skip: chromium.ok ? false : chromium.reason }, () => {
   const pages = pageSuite();
 
-  async function open(where: Where, data = cards()): Promise<{ page: Page; errors: string[] }> {
-    const width = where === "popover" ? 400 : 1200;
-    const context = await pages.newContext({ viewport: { width, height: 900 }, reducedMotion: "reduce" });
-    const pinned = where === "dashboard" ? data.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) : [];
-    await installFake(context, fakeSnapshot(data), fakeSettings({ pinned, collapseByDefault: false }));
-    // Every layout shift from the first paint on, for the layout-shift check.
+  /** Every layout shift from the first paint on, for the layout-shift checks (`__shifts` in the page). */
+  async function recordLayoutShifts(context: BrowserContext): Promise<void> {
     await context.addInitScript(() => {
       const w = globalThis as unknown as { __shifts: { value: number; at: number }[] };
       w.__shifts = [];
@@ -64,6 +60,14 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
         for (const e of list.getEntries()) if (!e.hadRecentInput) w.__shifts.push({ value: e.value, at: e.startTime });
       }).observe({ type: "layout-shift", buffered: true });
     });
+  }
+
+  async function open(where: Where, data = cards()): Promise<{ page: Page; errors: string[] }> {
+    const width = where === "popover" ? 400 : 1200;
+    const context = await pages.newContext({ viewport: { width, height: 900 }, reducedMotion: "reduce" });
+    const pinned = where === "dashboard" ? data.map((c) => `${FAKE_GW}\u0000${c.sessionKey}`) : [];
+    await installFake(context, fakeSnapshot(data), fakeSettings({ pinned, collapseByDefault: false }));
+    await recordLayoutShifts(context);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
@@ -199,13 +203,7 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     const snapshot = fakeSnapshot(data);
     snapshot.gateways[0]!.cards = [];
     await installFake(context, snapshot, fakeSettings({ collapseByDefault: false }));
-    await context.addInitScript(() => {
-      const w = globalThis as unknown as { __shifts: { value: number; at: number }[] };
-      w.__shifts = [];
-      new PerformanceObserver((list: any) => {
-        for (const e of list.getEntries()) if (!e.hadRecentInput) w.__shifts.push({ value: e.value, at: e.startTime });
-      }).observe({ type: "layout-shift", buffered: true });
-    });
+    await recordLayoutShifts(context);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));

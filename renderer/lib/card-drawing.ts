@@ -95,12 +95,14 @@ export function drawWhenNeeded(element: Shell, draw: () => void): () => void {
 
 // Work that waits for the end of a load (a shell's long note to lex: components/ProgressCard.svelte),
 // done when the browser is idle once no load is on, a few at a time so no frame waits on it.
-type IdleDeadline = { timeRemaining(): number };
+type IdleDeadline = { timeRemaining(): number; readonly didTimeout?: boolean };
 type IdleRequest = (run: (deadline: IdleDeadline) => void, options: { timeout: number }) => void;
 /** Milliseconds of an idle period left to the page (the browser's frame budget is 50). */
 const IDLE_RESERVE_MS = 2;
 /** Started within this long after the load even when the browser never idles. */
 const IDLE_TIMEOUT_MS = 1000;
+/** Work done when the browser did not idle within IDLE_TIMEOUT_MS (its deadline then leaves no time). */
+const TIMED_OUT_SLICE_MS = 10;
 const afterLoad = new Set<() => void>();
 let idleAsked = false;
 
@@ -116,10 +118,11 @@ function scheduleAfterLoad(): void {
   askIdle((deadline) => {
     idleAsked = false;
     if (held) return; // another load: its end schedules again
+    const sliceEnd = deadline.didTimeout ? performance.now() + TIMED_OUT_SLICE_MS : 0;
     for (const work of afterLoad) {
       afterLoad.delete(work);
       work();
-      if (deadline.timeRemaining() <= IDLE_RESERVE_MS) break;
+      if (deadline.timeRemaining() <= IDLE_RESERVE_MS && performance.now() >= sliceEnd) break;
     }
     scheduleAfterLoad();
   });

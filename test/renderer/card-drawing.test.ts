@@ -46,7 +46,7 @@ class FakeElement {
 }
 
 /** A FAKE requestIdleCallback: idle periods come when the test says, with the time it says is left. */
-type IdleRun = (deadline: { timeRemaining(): number }) => void;
+type IdleRun = (deadline: { timeRemaining(): number; didTimeout?: boolean }) => void;
 let idleRuns: IdleRun[] = [];
 (globalThis as unknown as { requestIdleCallback: unknown }).requestIdleCallback = (run: IdleRun) => void idleRuns.push(run);
 /** One idle period: each piece of work done in it takes `msEach` of the `ms` it has. */
@@ -157,5 +157,15 @@ describe("drawing shells near the screen (P5)", () => {
     assert.deepEqual(work.done, [], "not in the caller's task");
     idlePeriod(50, 1, work);
     assert.deepEqual(work.done, ["now"]);
+  });
+
+  test("when the browser never idles, each timed-out turn still does some of the work, not one piece", () => {
+    const done: string[] = [];
+    for (let i = 0; i < 5; i++) whenLoadIsOver(() => done.push(String(i)));
+    const runs = idleRuns;
+    idleRuns = [];
+    // A timed-out turn: no idle time left at all. Each piece here takes next to nothing.
+    for (const run of runs) run({ timeRemaining: () => 0, didTimeout: true });
+    assert.deepEqual(done, ["0", "1", "2", "3", "4"]);
   });
 });

@@ -155,6 +155,12 @@ export type DeskChange =
   | { type: "activity"; gatewayId: string; activity: SessionActivity }
   /** The Gateway's needs-you state changed; `event` says which entry and how (null: only `answering`). */
   | { type: "needs"; gatewayId: string; needs: NeedsState; event: NeedEvent | null }
+  /**
+   * Every card of the Gateway's roster was read once since its connect or a gap in its events: the
+   * load that listing started is over (`complete` false: it stopped early, at the session cap or a
+   * failed page). A page applies what it batched at once instead of at its next batch (P6).
+   */
+  | { type: "cardsKnown"; gatewayId: string; complete: boolean }
   /** The Gateway list changed (Settings): surfaces reload the snapshot. */
   | { type: "gateways"; gateways: { id: string; label: string; url: string; color: string | null }[] }
   /** U6: the app's update state changed (the desk service sends it; the core never does). */

@@ -141,7 +141,10 @@ export function createDeskGateway(id: string, config: GatewayConfig, shared: Des
     },
     ...(opts.readRetryMs ? { readRetryMs: opts.readRetryMs } : {}),
     ...(opts.maxConcurrentReads ? { maxConcurrentReads: opts.maxConcurrentReads } : {}),
-    ...(opts.onCardsKnown ? { onCardsKnown: opts.onCardsKnown } : {}),
+    onCardsKnown: (info) => {
+      opts.onCardsKnown?.(info);
+      shared.emit({ type: "cardsKnown", gatewayId: id, complete: info.complete });
+    },
     ...(opts.schedule ? { schedule: opts.schedule } : {}),
     logger: log,
   });

@@ -6,7 +6,9 @@
 // a network IPC in the browser and a parse and a wake-up in the page, on a machine the Gateway's
 // reads already fill. So while card changes come as a burst, events are held for BURST_HOLD_MS
 // and go out together. The page applies a load's changes in batches of 250 ms anyway
-// (renderer/lib/desk-state.svelte.ts), so holding them here delays nothing it shows.
+// (renderer/lib/desk-state.svelte.ts), so holding them here delays nothing it shows. An event that
+// ends a load (every card of a Gateway's roster read: the cards before it were the load's last) goes
+// out at once with what is held: the page then applies the load at once instead of at its next batch.
 
 import { CardBurst } from "../../common/card-burst.ts";
 
@@ -37,16 +39,22 @@ export class EventPacer<E> {
   #burst = new CardBurst();
   readonly #send: (events: E[]) => void;
   readonly #cardOf: (event: E) => string | null;
+  readonly #endsLoad: (event: E) => boolean;
   readonly #clock: PacerClock;
 
   /**
    * `send` gets the events of one message, in the order they were pushed; `cardOf` names the card
    * an event changes, or null: only changes of different cards make a burst (an agent writing its
-   * own card fast, or a run's activity lines, never start one).
+   * own card fast, or a run's activity lines, never start one); `endsLoad` says an event ends a load.
    */
-  constructor(send: (events: E[]) => void, cardOf: (event: E) => string | null, clock: PacerClock = realClock) {
+  constructor(
+    send: (events: E[]) => void,
+    kinds: { cardOf: (event: E) => string | null; endsLoad?: (event: E) => boolean },
+    clock: PacerClock = realClock,
+  ) {
     this.#send = send;
-    this.#cardOf = cardOf;
+    this.#cardOf = kinds.cardOf;
+    this.#endsLoad = kinds.endsLoad ?? (() => false);
     this.#clock = clock;
   }
 
@@ -55,6 +63,8 @@ export class EventPacer<E> {
     const burst = card !== null && this.#noteCard(card);
     if (this.#holding) {
       this.#held.push(event);
+      // The hold goes on (what follows still waits for its end); what it held so far goes now.
+      if (this.#endsLoad(event)) this.flush();
       return;
     }
     this.#holding = true;

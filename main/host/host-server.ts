@@ -236,10 +236,10 @@ export async function startHost(opts: HostOptions): Promise<Host> {
     // Events go out at once, or held back a little while a load's card changes stream in
     // (event-pacing.ts). A reply never overtakes an event held back: the page counts on events and
     // replies arriving in the order they were made.
-    const pacer = new EventPacer<DeskEvent>(
-      (events) => send(events.length === 1 ? { event: events[0] } : { events }),
-      (e) => (e.type === "change" && e.change.type === "card" ? cardSlotKey(e.change.entry) : null),
-    );
+    const pacer = new EventPacer<DeskEvent>((events) => send(events.length === 1 ? { event: events[0] } : { events }), {
+      cardOf: (e) => (e.type === "change" && e.change.type === "card" ? cardSlotKey(e.change.entry) : null),
+      endsLoad: (e) => e.type === "change" && e.change.type === "cardsKnown",
+    });
     const reply = (msg: unknown, onWritten?: () => void): void => {
       pacer.flush();
       send(msg, onWritten);

@@ -323,6 +323,16 @@ export class DeskState {
   }
 
   #receive(change: DeskChange): void {
+    if (change.type === "cardsKnown") {
+      // A Gateway's roster was read to its end: the cards queued are the last of its load, so
+      // they show now, not at the next batch (up to LOAD_BATCH_MS later). A load still streaming
+      // from another Gateway goes on batching what comes next. Nothing to apply of its own.
+      if (this.#queued.length > 0) {
+        if (this.#batch) clearTimeout(this.#batch);
+        this.#applyQueued();
+      }
+      return;
+    }
     if (change.type === "card") {
       const now = performance.now();
       const key = cardSlotKey(change.entry);

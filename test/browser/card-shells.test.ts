@@ -426,6 +426,29 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     await page.getByText(`Clumped note ${data.length - 1}`, { exact: true }).waitFor(WAIT);
   });
 
+  test("popover: a load's last cards show as soon as their Gateway's roster is read, not at the next batch", async () => {
+    const data = cards().slice(0, 40);
+    const { page } = await open("popover", data);
+    const load: DeskChange[] = data.map((c, i) => ({
+      type: "card",
+      gatewayId: FAKE_GW,
+      entry: fakeEntry({ ...c, revision: 2, markdown: `Known note ${i}` }),
+    }));
+    const known: DeskChange = { type: "cardsKnown", gatewayId: FAKE_GW, complete: true };
+    const missing = await page.evaluate(
+      async ({ load, known }: { load: unknown[]; known: unknown }) => {
+        const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+        // One task: the load is found after its eighth card and the rest wait for a batch 250 ms away.
+        for (const c of load) fake.emit(c);
+        fake.emit(known);
+        await new Promise<void>((r) => setTimeout(r, 0));
+        return load.map((_, i) => i).filter((i) => !document.body.textContent.includes(`Known note ${i}`));
+      },
+      { load: load as unknown[], known: known as unknown },
+    );
+    assert.deepEqual(missing, [], "cards of a finished load still waiting for a batch");
+  });
+
   test("popover: one card changing fast is no load: each change shows before the next task", async () => {
     const data = cards().slice(0, 20);
     const { page } = await open("popover", data);

@@ -103,6 +103,12 @@ describe("every card, however many sessions", () => {
       assert.ok(known[0]!.complete && known[0]!.pages >= 2, JSON.stringify(known[0]));
       for (const key of keys) assert.equal(d.entry(key)?.card?.revision, revisions.get(key), `card of ${key}`);
       assert.equal(d.desk.snapshot().gateways[0]!.cards.filter((c) => keys.includes(c.sessionKey) && c.card).length, CARDS);
+      // The change stream says so too (pages apply a load's last batch on it), after every card it read.
+      const said = d.changes.findIndex((c) => c.type === "cardsKnown");
+      assert.deepEqual(d.changes[said], { type: "cardsKnown", gatewayId: d.gatewayId, complete: true });
+      const seeded = new Set(keys);
+      const lastSeededCard = d.changes.findLastIndex((c) => c.type === "card" && seeded.has(c.entry.sessionKey) && c.entry.card !== null);
+      assert.ok(lastSeededCard >= 0 && lastSeededCard < said, `card change ${lastSeededCard}, cardsKnown ${said}`);
       const stats = d.desk.stats(d.gatewayId);
       assert.ok(stats.peakReadsInFlight <= DEFAULT_MAX_READS_IN_FLIGHT, `peak ${stats.peakReadsInFlight}`);
 

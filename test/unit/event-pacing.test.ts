@@ -7,8 +7,8 @@ import { test } from "node:test";
 import { BURST_CARDS, BURST_WINDOW_MS } from "../../common/card-burst.ts";
 import { BURST_HOLD_MS, EventPacer, type PacerClock } from "../../main/host/event-pacing.ts";
 
-/** An event: a change of card `card`, or some other event (card null). */
-type Ev = { card: string | null; n: number };
+/** An event: a change of card `card`, or some other event (card null); `ends`: it ends a load. */
+type Ev = { card: string | null; n: number; ends?: boolean };
 
 function rig() {
   let now = 0;
@@ -26,7 +26,7 @@ function rig() {
   const messages: number[][] = [];
   const pacer = new EventPacer<Ev>(
     (events) => messages.push(events.map((e) => e.n)),
-    (e) => e.card,
+    { cardOf: (e) => e.card, endsLoad: (e) => e.ends === true },
     clock,
   );
   return {
@@ -153,6 +153,28 @@ test("other events never make a burst, however many come", () => {
     assert.equal(r.messages.length, i);
     r.wait(1);
   }
+});
+
+test("an event that ends a load goes out at once with what is held; what follows waits for the hold's end", () => {
+  const r = rig();
+  for (let i = 1; i <= BURST_CARDS; i++) r.pacer.push(card(i));
+  r.nextTurn();
+  r.pacer.push(card(9)); // a burst: held for BURST_HOLD_MS
+  r.pacer.push(card(10));
+  r.nextTurn();
+  assert.equal(r.messages.length, 2, "held");
+  r.pacer.push({ card: null, n: 100, ends: true });
+  assert.deepEqual(r.messages.at(-1), [9, 10, 100], "sent before the hold ends");
+  r.pacer.push(other(101));
+  r.nextTurn();
+  assert.equal(r.messages.length, 3, "the hold goes on for what follows");
+  r.wait(BURST_HOLD_MS);
+  assert.deepEqual(r.messages.at(-1), [101]);
+  assert.deepEqual(r.messages.flat(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100, 101], "each once, in order");
+  // On its own (nothing held), it goes out at once as any event does.
+  const s = rig();
+  s.pacer.push({ card: null, n: 1, ends: true });
+  assert.deepEqual(s.messages, [[1]]);
 });
 
 test("flush sends what is held at once (a reply must not overtake it); close drops it and its timer", () => {

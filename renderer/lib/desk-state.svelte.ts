@@ -36,8 +36,8 @@ type Keyed = Pick<CardEntry, "gatewayId" | "sessionKey" | "agentId">;
 const RELOAD_RETRY_MS = 2000;
 /*
  * P6: a change is applied the moment it arrives, unless a load is on (common/card-burst.ts: BURST_CARDS
- * different cards changed within BURST_WINDOW_MS). Changes are then applied together every
- * LOAD_BATCH_MS: drawing the list four times a second instead of once per card leaves the CPU to
+ * different cards changed within BURST_WINDOW_MS). Changes are then applied together, the first
+ * batch after LOAD_BATCH_MS (later ones further apart): drawing the list a few times instead of once per card leaves the CPU to
  * the Gateway and the core, which a start-up waits on (issue 21). Every batch lays the
  * whole list out again: every 100 ms, the page's main thread spent a median 1.6 s on a start-up of
  * 300 cards in the popover and 2.7 s in the dashboard (bench/startup.ts, one-line notes), every 250 ms
@@ -46,8 +46,14 @@ const RELOAD_RETRY_MS = 2000;
  * One card changing fast (an agent writing often) is no load, and neither is a put's card, session
  * row and activity.
  */
-/** How often the changes queued during a load are applied. */
+/** How often the changes queued during a load are applied: first after LOAD_BATCH_MS, … */
 export const LOAD_BATCH_MS = 250;
+/**
+ * … then each batch of the same load waits twice as long as the one before, up to LOAD_BATCH_MAX_MS.
+ * The first cards show quickly; a long load's later batches each lay out a longer list, and fewer of
+ * them leave more CPU to the reads. A load read to its end is applied at once anyway (cardsKnown).
+ */
+export const LOAD_BATCH_MAX_MS = 1000;
 /**
  * How long after its latest card new to it a load still batches what comes. Only the batching: near-screen
  * draws resume BURST_WINDOW_MS after the last card (#settle), and a batch is never held past LOAD_BATCH_MS.
@@ -94,6 +100,8 @@ export class DeskState {
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- bookkeeping, never rendered
   #loadCards = new Set<string>();
   #batch: ReturnType<typeof setTimeout> | null = null;
+  /** Batches applied since the page last applied a change at once (no load on): the next one waits longer. */
+  #loadBatches = 0;
   /** Ends the hold on near-screen draws once a load is over (#settle). */
   #settleTimer: ReturnType<typeof setTimeout> | null = null;
   #loading: Promise<void> | null = null;
@@ -353,15 +361,17 @@ export class DeskState {
     }
     // Behind queued changes a change waits its turn: the page applies them in the order they came.
     if (this.#queued.length === 0 && performance.now() >= this.#loadGoesOnUntil && !this.#inLoad()) {
+      this.#loadBatches = 0;
       this.#onChange(change);
       return;
     }
     this.#queued.push(change);
-    this.#batch ??= setTimeout(() => this.#applyQueued(), LOAD_BATCH_MS);
+    this.#batch ??= setTimeout(() => this.#applyQueued(), Math.min(LOAD_BATCH_MAX_MS, LOAD_BATCH_MS * 2 ** this.#loadBatches));
   }
 
   #applyQueued(): void {
     this.#batch = null;
+    this.#loadBatches += 1;
     const queued = this.#queued;
     this.#queued = [];
     // One write of `entries` for the whole batch: each write walks everything derived from it (the

@@ -426,6 +426,53 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
     await page.getByText(`Clumped note ${data.length - 1}`, { exact: true }).waitFor(WAIT);
   });
 
+  test("popover: a long load's batches come further and further apart (250 ms, 500 ms, then at most a second)", async () => {
+    const data = cards();
+    const { page } = await open("popover", data.slice(0, 20));
+    // Every card changed twice, STREAM_GROUP changes a task 80 ms apart: a load of about 4.8 s.
+    const changes: DeskChange[] = [2, 3].flatMap((revision) =>
+      data.map((c, i) => ({
+        type: "card" as const,
+        gatewayId: FAKE_GW,
+        entry: fakeEntry({ ...c, revision, markdown: `Long load note ${i}, revision ${revision}` }),
+      })),
+    );
+    const result = await page.evaluate(
+      async ({ all, group }: { all: unknown[]; group: number }) => {
+        // Page updates: tasks in which the DOM changed.
+        let updates = 0;
+        let counted = false;
+        const mo = new MutationObserver(() => {
+          if (counted) return;
+          counted = true;
+          updates += 1;
+          setTimeout(() => (counted = false), 0);
+        });
+        mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+        const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+        const t0 = performance.now();
+        for (let i = 0; i < all.length; i += group)
+          await new Promise<void>((r) =>
+            setTimeout(() => {
+              for (const c of all.slice(i, i + group)) fake.emit(c);
+              r();
+            }, 80),
+          );
+        const ms = performance.now() - t0;
+        mo.disconnect();
+        return { updates, ms };
+      },
+      { all: changes as unknown[], group: STREAM_GROUP },
+    );
+    // Batches due at 250, 750 and 1750 ms, then one a second: within the stream (its first task's
+    // cards shown at once, before the load is known, and one of slack), at most this many. Every
+    // 250 ms would be about twenty for this stream.
+    const allowed = 1 + 3 + Math.max(0, Math.ceil((result.ms - 1750) / 1000)) + 1;
+    assert.ok(result.updates <= allowed, `${result.updates} page updates in a ${result.ms.toFixed(0)} ms load (allowed ${allowed})`);
+    for (let i = 0; i < data.length; i += 13) await page.getByText(`Long load note ${i}, revision 3`, { exact: true }).waitFor(WAIT);
+    await page.getByText(`Long load note ${data.length - 1}, revision 3`, { exact: true }).waitFor(WAIT);
+  });
+
   test("popover: a load's last cards show as soon as their Gateway's roster is read, not at the next batch", async () => {
     const data = cards().slice(0, 40);
     const { page } = await open("popover", data);

@@ -63,6 +63,22 @@ async function streamInGroups({ all, group, gapMs }: { all: unknown[]; group: nu
     );
 }
 
+/**
+ * Runs in the page: from now on counts page updates in `__pageUpdates`: tasks in which the DOM
+ * changed (one update may call the observer more than once).
+ */
+function countPageUpdates(): void {
+  const w = globalThis as unknown as { __pageUpdates: number };
+  w.__pageUpdates = 0;
+  let counted = false;
+  new MutationObserver(() => {
+    if (counted) return;
+    counted = true;
+    w.__pageUpdates += 1;
+    setTimeout(() => (counted = false), 0);
+  }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+}
+
 describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", { skip: chromium.ok ? false : chromium.reason }, () => {
   const pages = pageSuite();
 
@@ -341,24 +357,14 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
       gatewayId: FAKE_GW,
       entry: fakeEntry({ ...data[i % data.length]!, revision: 2 + i, markdown: `Burst note ${i}` }),
     }));
+    await page.evaluate(countPageUpdates);
     const result = await page.evaluate(async (all: unknown[]) => {
-      // Page updates: tasks in which the DOM changed (one update may call the observer more than once).
-      let callbacks = 0;
-      let counted = false;
-      const mo = new MutationObserver(() => {
-        if (counted) return;
-        counted = true;
-        callbacks += 1;
-        setTimeout(() => (counted = false), 0);
-      });
-      mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
       const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
       const t0 = performance.now();
       for (const c of all) await new Promise<void>((r) => setTimeout(() => (fake.emit(c), r()), 0));
       const ms = performance.now() - t0;
       await new Promise<void>((r) => setTimeout(r, 250));
-      mo.disconnect();
-      return { callbacks, ms };
+      return { callbacks: (globalThis as unknown as { __pageUpdates: number }).__pageUpdates, ms };
     }, changes as unknown[]);
     // One update per frame would be about one per 16 ms of the stream.
     const perFrame = Math.floor(result.ms / 16.7);
@@ -383,17 +389,9 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
       gatewayId: FAKE_GW,
       entry: fakeEntry({ ...c, revision: 2, markdown: `Clumped note ${i}` }),
     }));
+    await page.evaluate(countPageUpdates);
     const result = await page.evaluate(
       async ({ all, clumps, perClump }: { all: unknown[]; clumps: number; perClump: number }) => {
-        let updates = 0;
-        let counted = false;
-        const mo = new MutationObserver(() => {
-          if (counted) return;
-          counted = true;
-          updates += 1;
-          setTimeout(() => (counted = false), 0);
-        });
-        mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
         const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
         const pauses: number[] = [];
         for (let k = 0; k < clumps; k++) {
@@ -411,8 +409,7 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
           await new Promise<void>((r) => setTimeout(r, 300));
           pauses.push(performance.now() - t);
         }
-        mo.disconnect();
-        return { updates, pauses };
+        return { updates: (globalThis as unknown as { __pageUpdates: number }).__pageUpdates, pauses };
       },
       { all: changes as unknown[], clumps: CLUMPS, perClump: PER_CLUMP },
     );
@@ -437,18 +434,9 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
         entry: fakeEntry({ ...c, revision, markdown: `Long load note ${i}, revision ${revision}` }),
       })),
     );
+    await page.evaluate(countPageUpdates);
     const result = await page.evaluate(
       async ({ all, group }: { all: unknown[]; group: number }) => {
-        // Page updates: tasks in which the DOM changed.
-        let updates = 0;
-        let counted = false;
-        const mo = new MutationObserver(() => {
-          if (counted) return;
-          counted = true;
-          updates += 1;
-          setTimeout(() => (counted = false), 0);
-        });
-        mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
         const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
         const t0 = performance.now();
         for (let i = 0; i < all.length; i += group)
@@ -459,8 +447,7 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
             }, 80),
           );
         const ms = performance.now() - t0;
-        mo.disconnect();
-        return { updates, ms };
+        return { updates: (globalThis as unknown as { __pageUpdates: number }).__pageUpdates, ms };
       },
       { all: changes as unknown[], group: STREAM_GROUP },
     );

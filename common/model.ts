@@ -136,6 +136,11 @@ export type GatewaySnapshot = {
   activity: SessionActivity[];
   /** Approvals and questions agents wait on, and whether this desk answers them. */
   needs: NeedsState;
+  /**
+   * Every card of the Gateway's roster has been read once since the desk started (a reconnect keeps
+   * it): until then a session without a card may still hold one ("loading", not "no progress yet").
+   */
+  cardsKnown: boolean;
 };
 
 export type DeskSnapshot = {

@@ -327,6 +327,7 @@ export class ProgressDesk {
       boards: m.boards.state(),
       activity: this.activity.list().filter((a) => a.gatewayId === m.id),
       needs: this.needs.book.state(m.id),
+      cardsKnown: m.store.stats.lastCardsKnown !== null,
     };
   }
 

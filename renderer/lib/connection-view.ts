@@ -150,6 +150,15 @@ export function credentialBanner(storage: CredentialStorage | null | undefined):
 }
 
 /** One short word for lists (Settings, dashboard). */
+/**
+ * Whether a Gateway's first reading of its cards can still be going on (until its roster was read,
+ * `cardsKnown`): connected, or on its first try to connect. One that failed to connect is not: its
+ * banner says why, and a "loading" would flicker with each retry.
+ */
+export function firstLoadGoesOn(c: ConnectionState): boolean {
+  return c.state === "connected" || (c.state === "connecting" && c.attempt <= 1);
+}
+
 export function connectionWord(state: ConnectionState): string {
   switch (state.state) {
     case "connected":

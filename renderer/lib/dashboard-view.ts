@@ -3,8 +3,9 @@ import { kindOfKey } from "../../common/sessions.ts";
 import type { BoardsState, CardEntry, ConnectionState, SessionInfo, SessionKind } from "../../common/model.ts";
 import { gatewaySessionKey, parseGatewaySessionKey } from "../../common/keys.ts";
 import { visibleCardsOf } from "../../common/visible-cards.ts";
+import { firstLoadGoesOn } from "./connection-view.ts";
 
-export type WidgetState = "card" | "empty" | "no_access" | "retry" | "offline" | "update_required" | "error";
+export type WidgetState = "card" | "loading" | "empty" | "no_access" | "retry" | "offline" | "update_required" | "error";
 
 export type Widget = {
   pin: string;
@@ -36,6 +37,8 @@ export type DashboardInput = {
   entries: CardEntry[];
   sessions: Record<string, SessionInfo[]>;
   connections: Record<string, ConnectionState>;
+  /** Per Gateway: every card of its roster was read once; a Gateway absent here counts as read. */
+  cardsKnown?: Record<string, boolean>;
   kind: SessionKind | "all";
   showFinished: boolean;
 };
@@ -102,6 +105,7 @@ export function widgetFor(
   connections: Record<string, ConnectionState>,
   source: { byPerson: boolean; byAgent: boolean; title?: string | null } = { byPerson: true, byAgent: false },
   lookup: WidgetLookup = widgetLookup(entries, sessions),
+  cardsKnown: Record<string, boolean> = {},
 ): Widget | null {
   const ref = parseGatewaySessionKey(pin);
   if (!ref) return null;
@@ -130,6 +134,10 @@ export function widgetFor(
   } else if (conn && conn.state !== "connected" && conn.state !== "connecting") {
     state = "offline";
     notice = "Not connected to this Gateway.";
+  } else if (cardsKnown[ref.gatewayId] === false && (!conn || firstLoadGoesOn(conn))) {
+    // The Gateway's cards are still being read: this session may hold one.
+    state = "loading";
+    notice = "Loading…";
   } else {
     state = "empty";
     notice = "No progress yet";
@@ -171,7 +179,7 @@ export function dashboardGroups(input: DashboardInput): { groups: WidgetGroup[];
   const all: Widget[] = [];
   const lookup = widgetLookup(input.entries, input.sessions);
   for (const [pin, source] of sources) {
-    const w = widgetFor(pin, input.entries, input.sessions, input.connections, source, lookup);
+    const w = widgetFor(pin, input.entries, input.sessions, input.connections, source, lookup, input.cardsKnown);
     if (w) all.push(w);
   }
   let hiddenFinished = 0;

@@ -19,6 +19,7 @@ import { BURST_WINDOW_MS, CardBurst } from "../../common/card-burst.ts";
 import { cardSlotKey, gatewaySessionKey } from "../../common/keys.ts";
 import { shownSlotsOf } from "../../common/visible-cards.ts";
 import { holdNearScreenDraws } from "./card-drawing.ts";
+import { firstLoadGoesOn } from "./connection-view.ts";
 import { ExpansionMemory } from "./expansion.ts";
 import { connectionForDisplay, entryForDisplay, sessionsForDisplay } from "./display-text.ts";
 
@@ -81,6 +82,8 @@ export class DeskState {
   needs = $state.raw<Record<string, NeedsState>>({});
   /** Entries that ended a moment ago, with their outcome, newest first (shown for RESOLVED_SHOWN_MS). */
   resolvedNeeds = $state.raw<NeedRecord[]>([]);
+  /** Per Gateway: every card of its roster was read once (until then a session without a card may hold one). */
+  cardsKnown = $state.raw<Record<string, boolean>>({});
   /** The app's own updates (U6): null until the snapshot says. */
   updates = $state.raw<UpdateView | null>(null);
   // eslint-disable-next-line svelte/prefer-svelte-reactivity -- timers to clear, never rendered
@@ -133,6 +136,9 @@ export class DeskState {
       .flatMap((n) => n.entries)
       .sort((a, b) => a.arrivedAt - b.arrivedAt),
   );
+
+  /** Whether some Gateway's first reading of its cards goes on (connection-view.ts: firstLoadGoesOn). */
+  cardsLoading: boolean = $derived(this.gateways.some((g) => !this.cardsKnown[g.id] && firstLoadGoesOn(g.connection)));
 
   /** The popover's list: visible cards and slots that say why they show none, by the one rule (P2, P4). */
   shownSlots: CardEntry[] = $derived(shownSlotsOf(Object.values(this.entries)));
@@ -299,8 +305,10 @@ export class DeskState {
     const boards: Record<string, BoardsState> = {};
     const activity: Record<string, SessionActivity> = {};
     const needs: Record<string, NeedsState> = {};
+    const cardsKnown: Record<string, boolean> = {};
     for (const g of snap.gateways) {
       needs[g.id] = g.needs;
+      cardsKnown[g.id] = g.cardsKnown;
       for (const a of g.activity ?? []) activity[gatewaySessionKey(a)] = a;
       connections[g.id] = connectionForDisplay(g.connection);
       sessions[g.id] = sessionsForDisplay(g.sessions);
@@ -317,6 +325,7 @@ export class DeskState {
     this.boards = boards;
     this.activity = activity;
     this.needs = needs;
+    this.cardsKnown = cardsKnown;
     this.entries = entries;
     this.updates = snap.updates ?? null;
   }
@@ -339,6 +348,8 @@ export class DeskState {
         if (this.#batch) clearTimeout(this.#batch);
         this.#applyQueued();
       }
+      // During a reload the snapshot asked for says it.
+      if (!this.#buffering && !this.cardsKnown[change.gatewayId]) this.cardsKnown = { ...this.cardsKnown, [change.gatewayId]: true };
       return;
     }
     if (change.type === "card") {

@@ -123,6 +123,7 @@ export function fakeSnapshot(cards: readonly FakeCard[]): DeskSnapshot {
         boards: { supported: true, pins: [] },
         activity: [],
         needs: { answering: "off", advice: null, entries: [] },
+        cardsKnown: true,
       },
     ],
   };

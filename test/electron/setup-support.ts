@@ -79,6 +79,7 @@ export class FakeDesk {
         boards,
         activity: [],
         needs: { answering: "off", advice: null, entries: [] },
+        cardsKnown: true,
       };
       this.snap = { ...this.snap, gateways: [...this.snap.gateways, g] };
     }

@@ -103,6 +103,7 @@ describe("every card, however many sessions", () => {
       assert.ok(known[0]!.complete && known[0]!.pages >= 2, JSON.stringify(known[0]));
       for (const key of keys) assert.equal(d.entry(key)?.card?.revision, revisions.get(key), `card of ${key}`);
       assert.equal(d.desk.snapshot().gateways[0]!.cards.filter((c) => keys.includes(c.sessionKey) && c.card).length, CARDS);
+      assert.equal(d.desk.snapshot().gateways[0]!.cardsKnown, true, "a page opened now knows no card is still to come");
       // The change stream says so too (pages apply a load's last batch on it), after every card it read.
       const said = d.changes.findIndex((c) => c.type === "cardsKnown");
       assert.deepEqual(d.changes[said], { type: "cardsKnown", gatewayId: d.gatewayId, complete: true });

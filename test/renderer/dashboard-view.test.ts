@@ -22,6 +22,34 @@ describe("widget states", () => {
     assert.equal(w?.notice, "No progress yet");
   });
 
+  test("loading while the Gateway's cards are still read: the session may hold one", () => {
+    const pin = gatewaySessionKey({ gatewayId: GW, sessionKey: A });
+    const reading = { [GW]: false };
+    const w = widgetFor(pin, [], {}, conns, undefined, undefined, reading);
+    assert.equal(w?.state, "loading");
+    assert.equal(w?.notice, "Loading…");
+    // On its first try to connect too; not once a try failed (its banner says why, and this would flicker).
+    const first = { [GW]: { state: "connecting" as const, attempt: 1, advice: "" } };
+    assert.equal(widgetFor(pin, [], {}, first, undefined, undefined, reading)?.state, "loading");
+    const retry = { [GW]: { state: "connecting" as const, attempt: 3, advice: "" } };
+    assert.equal(widgetFor(pin, [], {}, retry, undefined, undefined, reading)?.state, "empty");
+    assert.equal(widgetFor(pin, [], {}, { [GW]: offline(T0) }, undefined, undefined, reading)?.state, "offline");
+    // Every card read: no card is no progress yet; a card read shows whatever the rest say.
+    assert.equal(widgetFor(pin, [], {}, conns, undefined, undefined, { [GW]: true })?.state, "empty");
+    assert.equal(widgetFor(pin, [entry({ sessionKey: A })], {}, conns, undefined, undefined, reading)?.state, "card");
+    // dashboardGroups passes it on.
+    const v = dashboardGroups({
+      pinned: [pin],
+      entries: [],
+      sessions: {},
+      connections: conns,
+      cardsKnown: reading,
+      kind: "all",
+      showFinished: false,
+    });
+    assert.equal(v.groups[0]?.widget.state, "loading");
+  });
+
   test("no access while the Gateway denies participation", () => {
     const w = widgetFor(gatewaySessionKey({ gatewayId: GW, sessionKey: A }), [entry({ sessionKey: A, hidden: true })], {}, conns);
     assert.equal(w?.state, "no_access");

@@ -48,6 +48,7 @@ function snapshotOf(e: CardEntry, connection: ConnectionState = connected(T0), a
         boards: { supported: true, pins: [] },
         activity,
         needs: { answering: "off", advice: null, entries: [] },
+        cardsKnown: true,
       },
     ],
   };

@@ -52,6 +52,7 @@ describe("needPageLink: a pending entry's page on its own Gateway", () => {
     boards: { widgets: [], updateRequired: false } as never,
     activity: [],
     needs: { answering: "off", advice: null, entries },
+    cardsKnown: true,
   });
   const needLink = (g: GatewaySnapshot, ref: { gatewayId: string; id: string }) => needPageLink([g], ref);
 

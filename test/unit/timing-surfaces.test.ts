@@ -71,6 +71,7 @@ const snapshot = (e: CardEntry): DeskSnapshot => ({
       boards: { widgets: [] } as never,
       activity: [],
       needs: { answering: "off", advice: null, entries: [] },
+      cardsKnown: true,
     },
   ],
 });

@@ -30,6 +30,7 @@ function gateway(id: string, cards: CardEntry[], extra: Partial<GatewaySnapshot>
     boards: { widgets: [], updateRequired: false } as never,
     activity: [],
     needs: { answering: "off", advice: null, entries: [] },
+    cardsKnown: true,
     ...extra,
   };
 }

@@ -32,6 +32,7 @@ function gateway(
     boards: { widgets: [], updateRequired: false } as never,
     activity: [],
     needs: { answering: "off", advice: null, entries: [] },
+    cardsKnown: true,
     ...extra,
   };
 }

@@ -75,6 +75,7 @@ function randomSnapshot(seed: number): { snapshot: DeskSnapshot; pinned: Set<str
       boards: { pins: [], updateRequired: false } as never,
       activity: [],
       needs: { answering: "off", advice: null, entries: [] },
+      cardsKnown: true,
     });
   }
   return { snapshot: { gateways }, pinned };

@@ -36,6 +36,7 @@ function snapshot(a: SessionActivity): DeskSnapshot {
         boards: { supported: true, pins: [] },
         activity: [a],
         needs: { answering: "off", advice: null, entries: [] },
+        cardsKnown: true,
       },
     ],
   };

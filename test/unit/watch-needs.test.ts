@@ -83,6 +83,7 @@ describe("watch: needs-you lines", () => {
           boards: { supported: true, pins: [] },
           connection: { state: "connected", since: 0, serverVersion: null, scopes: [], limited: false, advice: "" },
           needs: { answering: "on", advice: null, entries: [arrived!.entry] },
+          cardsKnown: true,
         },
       ],
     } as DeskSnapshot;

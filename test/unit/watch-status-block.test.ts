@@ -38,6 +38,7 @@ function snapshot(cards: CardEntry[]): DeskSnapshot {
         boards: { supported: true, pins: [] },
         activity: [],
         needs: { answering: "off", advice: null, entries: [] },
+        cardsKnown: true,
       },
     ],
   };

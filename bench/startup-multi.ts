@@ -198,7 +198,7 @@ function section(
       `**bare** is ${GATEWAYS} \`bench/bare-start.ts\` processes (each pages through \`sessions.list\` and reads every session's card, 8 in flight) spawned together, ` +
       "timed from the first spawn to the last one's result line. **popover** and **dashboard** are one `progress-desk host` whose fresh data folder, written before the spawn through the desk's own settings store, " +
       `saves the ${GATEWAYS} Gateways with their tokens (\`settings.json\` and \`credentials.json\`) and the pins, and that page loaded in Chromium (launched, and a fresh context with a blank tab made, before the timing) as soon as the host prints its address, ` +
-      "timed from the spawn to the first animation frame in which the page accounts for every card of every Gateway (`[data-card-key]` drawn with its title, plus the popover groups' `data-group-count`; counted again only in a frame after the page's DOM changed). " +
+      "timed from the spawn to the first animation frame in which the page accounts for every card of every Gateway (`[data-card-key]` drawn with its title, plus the popover groups' `data-group-count`; counted only in a frame after the page's DOM changed, and no frame asked for while nothing changes). " +
       `Rounds rotate which side goes first (${ROUNDS} rounds per note kind, fewer if the part's time would run out: ${NOTE_KINDS.map((n) => `${setup.rounds[n]} with ${n} notes`).join(", ")}); the targets compare medians with the same notes. A side that has not seen every card after ${SIDE_TIMEOUT_MS / 1000} s is reported with the count it reached.`,
     END,
   ];

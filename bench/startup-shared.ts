@@ -19,8 +19,8 @@ import { realisticNote } from "./realistic-note.ts";
 
 // Callbacks passed to page.evaluate run in the page; the Node-side program has no DOM types.
 declare const document: any;
-declare const window: any;
 declare const MutationObserver: any;
+declare const requestAnimationFrame: (run: () => void) => number;
 
 const SETUP_CONNECTIONS = 4;
 const SETUP_IN_FLIGHT = 8; // requests in flight per setup connection
@@ -267,23 +267,47 @@ export async function timeBareClients(filled: Filled[], timeoutMs: number, notes
 /**
  * Cards a page accounts for: distinct cards drawn with their title outside any group (`[data-card-key]`)
  * plus every popover group's `data-group-count` (its whole size, open or closed, so cards drawn inside an
- * open group are not counted twice); the count once it reaches `want`, else false (runs in the page, for
- * waitForFunction and evaluate alike). The dashboard folds no card: its section headers sit in no `[data-group]`.
+ * open group are not counted twice). Runs in the page. The dashboard folds no card: its section
+ * headers sit in no `[data-group]`.
  *
- * Counting walks every drawn card, and polled in every animation frame it took the page's main thread
- * from the page it measures (about a tenth of the page's work at start-up, which the bare client never
- * pays). So it counts again only in a frame after the DOM changed: the first call installs a
- * MutationObserver that marks the page changed, and every frame with no change is a flag read.
- * `recount` counts whatever the flag says (for the final figure).
+ * Without `wait`, the count now. With `wait`, a promise of the count in the first animation frame in
+ * which it reaches `want`. It looks only in frames after the DOM changed: a MutationObserver asks for
+ * the next frame when something changed, so the frame found is the one polling every frame would find.
+ * Polling every frame (Playwright's `polling: "raf"`) kept the page producing a frame 60 times a
+ * second for the benchmark's sake, and counting in each took the page's main thread (about a tenth of
+ * its work at start-up): CPU beside the Gateway's that the bare client never pays.
  */
-export function cardsInPage({ want, recount = false }: { want: number; recount?: boolean }): number | false {
-  const w = window as { pdBenchChanged?: boolean; pdBenchObserver?: { observe(target: unknown, options: object): void } };
-  if (!w.pdBenchObserver) {
-    w.pdBenchChanged = true;
-    const observer = new MutationObserver(() => {
-      w.pdBenchChanged = true;
-    });
-    w.pdBenchObserver = observer;
+export function cardsInPage({ want, wait = false }: { want: number; wait?: boolean }): number | Promise<number> {
+  const count = (): number => {
+    const keys = new Set<string>();
+    for (const el of document.querySelectorAll("[data-card-key]")) {
+      if (el.closest("[data-group]")) continue;
+      if (!el.querySelector(".title")?.textContent?.trim()) continue;
+      keys.add(el.dataset.cardKey ?? "");
+    }
+    let grouped = 0;
+    for (const el of document.querySelectorAll("[data-group] [data-group-count]")) {
+      const n = Number(el.dataset.groupCount);
+      if (Number.isInteger(n) && n > 0) grouped += n;
+    }
+    return keys.size + grouped;
+  };
+  if (!wait) return count();
+  return new Promise<number>((resolve) => {
+    let frameAsked = false;
+    const inFrame = (): void => {
+      frameAsked = false;
+      const n = count();
+      if (n < want) return;
+      observer.disconnect();
+      resolve(n);
+    };
+    const askFrame = (): void => {
+      if (frameAsked) return;
+      frameAsked = true;
+      requestAnimationFrame(inFrame);
+    };
+    const observer = new MutationObserver(askFrame);
     observer.observe(document, {
       subtree: true,
       childList: true,
@@ -291,22 +315,8 @@ export function cardsInPage({ want, recount = false }: { want: number; recount?:
       attributes: true,
       attributeFilter: ["data-card-key", "data-group", "data-group-count", "class"],
     });
-  }
-  if (!w.pdBenchChanged && !recount) return false;
-  w.pdBenchChanged = false;
-  const keys = new Set<string>();
-  for (const el of document.querySelectorAll("[data-card-key]")) {
-    if (el.closest("[data-group]")) continue;
-    if (!el.querySelector(".title")?.textContent?.trim()) continue;
-    keys.add(el.dataset.cardKey ?? "");
-  }
-  let grouped = 0;
-  for (const el of document.querySelectorAll("[data-group] [data-group-count]")) {
-    const n = Number(el.dataset.groupCount);
-    if (Number.isInteger(n) && n > 0) grouped += n;
-  }
-  const total = keys.size + grouped;
-  return total >= want ? total : false;
+    askFrame();
+  });
 }
 
 /** The page's JS heap after a full GC (MB). */
@@ -393,12 +403,14 @@ export async function timeHostPage(o: {
     const left = Math.max(1000, o.timeoutMs - (performance.now() - proc.spawnedAt));
     let at: number | null = null;
     try {
-      await page.waitForFunction(cardsInPage, { want: o.want }, { timeout: left, polling: "raf" });
+      const counted = page.evaluate(cardsInPage, { want: o.want, wait: true });
+      counted.catch(() => {}); // still pending when the page closes after a timeout
+      await withTimeout(counted, left, "every card reachable");
       at = performance.now();
     } catch {
       // reported as a count below
     }
-    const seen = Number(await page.evaluate(cardsInPage, { want: 0, recount: true }));
+    const seen = Number(await page.evaluate(cardsInPage, { want: 0 }));
     const rss = proc.rssMb();
     // The heap of the page settled with its cards: just after a load it draws the cards near the screen
     // whole, and a reading taken during that draw counts garbage the next GC frees (up to 0.9 MB seen).

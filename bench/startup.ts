@@ -298,8 +298,8 @@ function section(
       "**popover** and **dashboard** are `progress-desk host`, its data folder written before the spawn through the desk's own settings store (the Gateway and its token, the pins), " +
       "and that page loaded in Chromium (launched, and a fresh context with a blank tab made, before the timing; no request interception; 400×900 for the popover, 1280×900 for the dashboard) as soon as the host prints its address, " +
       "timed to the first animation frame in which the page accounts for every card: distinct cards drawn with their title outside groups (`[data-card-key]`) plus the sum of " +
-      "every popover group's `data-group-count` (its whole size, open or closed), counted again only in a frame after the page's DOM changed (a MutationObserver marks it), " +
-      "so the count, which walks every drawn card, does not take the page's main thread in every frame. " +
+      "every popover group's `data-group-count` (its whole size, open or closed), counted only in a frame after the page's DOM changed (a MutationObserver asks for that frame), " +
+      "so the count, which walks every drawn card, does not take the page's main thread in every frame, and no frame is asked for while nothing changes (polling every frame kept the page drawing 60 frames a second for the benchmark's sake). " +
       `Rounds rotate which side goes first (${ROUNDS} rounds per note kind, fewer if the part's time would run out: ${NOTE_KINDS.map((n) => `${setup.rounds[n]} with ${n} notes`).join(", ")}); the targets compare medians with the same notes. A side that has not seen every card after ${SIDE_TIMEOUT_MS / 1000} s is reported with the count it reached.`,
     END,
   ];

@@ -5,12 +5,12 @@
 // (test/browser/fake-desk.ts) sends the change as the real desk does (test/gateway/roster.test.ts
 // checks that the real one does). Needs `npm run build`.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import type { DeskChange, DeskSnapshot } from "../../common/model.ts";
-import { chromiumAvailable, launchChromiumBeside } from "./chromium.ts";
-import { FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, servePages } from "./fake-desk.ts";
-import type { StaticServer } from "./server.ts";
+import { chromiumAvailable } from "./chromium.ts";
+import { FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake } from "./fake-desk.ts";
+import { pageSuite } from "./page-suite.ts";
 
 const chromium = chromiumAvailable();
 const WAIT = { timeout: 15_000 };
@@ -40,27 +40,17 @@ const emit = (page: Page, change: DeskChange): Promise<void> =>
   );
 
 describe("cards still being read (FAKE desk)", { skip: chromium.ok ? false : chromium.reason }, () => {
-  let server: StaticServer;
-  let browser: Browser;
-
-  before(async () => {
-    [server, browser] = await launchChromiumBeside(servePages(), (s) => s.close());
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const pages = pageSuite();
 
   async function open(where: "popover" | "dashboard", snapshot: DeskSnapshot): Promise<Page> {
-    const context = await browser.newContext({
+    const context = await pages.newContext({
       viewport: { width: where === "popover" ? 400 : 1200, height: 800 },
       reducedMotion: "reduce",
     });
     const pinned = where === "dashboard" ? [`${FAKE_GW}\u0000${CARD.sessionKey}`, `${FAKE_GW}\u0000agent:main:dashboard:never`] : [];
     await installFake(context, snapshot, fakeSettings({ pinned }));
     const page = await context.newPage();
-    await page.goto(`${server.origin}/${where}.html`);
+    await page.goto(`${pages.origin}/${where}.html`);
     return page;
   }
 

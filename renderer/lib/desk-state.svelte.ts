@@ -57,7 +57,7 @@ export const LOAD_BATCH_MS = 250;
 export const LOAD_BATCH_MAX_MS = 1000;
 /**
  * How long after its latest card new to it a load still batches what comes. Only the batching: near-screen
- * draws resume BURST_WINDOW_MS after the last card (#settle), and a batch is never held past LOAD_BATCH_MS.
+ * draws resume BURST_WINDOW_MS after the last card (#settle), and a batch is never held past LOAD_BATCH_MAX_MS.
  */
 export const LOAD_LINGER_MS = 500;
 /** How long an ended needs-you entry stays on the page with its outcome. */
@@ -342,7 +342,7 @@ export class DeskState {
   #receive(change: DeskChange): void {
     if (change.type === "cardsKnown") {
       // A Gateway's roster was read to its end: the cards queued are the last of its load, so
-      // they show now, not at the next batch (up to LOAD_BATCH_MS later). A load still streaming
+      // they show now, not at the next batch (up to LOAD_BATCH_MAX_MS later). A load still streaming
       // from another Gateway goes on batching what comes next. Nothing to apply of its own.
       if (this.#queued.length > 0) {
         if (this.#batch) clearTimeout(this.#batch);

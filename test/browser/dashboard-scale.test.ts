@@ -12,6 +12,7 @@ import type { StaticServer } from "./server.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
+declare const getComputedStyle: any;
 
 const chromium = chromiumAvailable();
 const WAIT = { timeout: 15_000 };
@@ -112,6 +113,22 @@ describe("dashboard at 300 pinned cards (FAKE desk)", { skip: chromium.ok ? fals
       return { total: all.length, marked: all.filter((a: any) => a.dataset.mark === "1").length };
     });
     assert.deepEqual(cardsNow, { total: 300, marked: 300 }, "every card is the same element as before the typing");
+  });
+
+  test("between the page and a widget only the card grid is a grid: a minute's tick of every time text lays out no nested grid", async () => {
+    // Issue 21: a grid lays its items out again to size its rows; six of them nested around every widget
+    // doubled the layout a tick of 1,000 time texts costs. One-column stacks are flex columns.
+    const grids = await page.evaluate(() => {
+      const seen = new Set<string>();
+      for (const card of document.querySelectorAll("article.card")) {
+        for (let el = card.parentElement; el; el = el.parentElement) {
+          if (getComputedStyle(el).display.includes("grid"))
+            seen.add(`${el.tagName.toLowerCase()}.${[...el.classList].filter((c: string) => !c.startsWith("svelte-")).join(".")}`);
+        }
+      }
+      return [...seen];
+    });
+    assert.deepEqual(grids, ["ul.grid"]);
   });
 
   test("the kind filter still narrows to one section", async () => {

@@ -14,6 +14,7 @@ import { clickWhenSteady } from "./steady-layout.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
+declare const getComputedStyle: any;
 
 const chromium = chromiumAvailable();
 const DAY = 24 * 60 * 60_000;
@@ -61,6 +62,25 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     await page.locator("[data-group-count]").first().waitFor(WAIT);
     return { page, errors };
   }
+
+  test("no grid between the page and a card: a minute's tick of every time text lays out no nested grid", async () => {
+    // Issue 21: a grid lays its items out again to size its rows; one-column stacks are flex columns.
+    const { page, errors } = await open();
+    await clickWhenSteady(groupToggle(page, "idle")); // a group's cards too
+    assert.ok((await page.locator('[data-group="idle"] article.card').count()) > 0);
+    const grids = await page.evaluate(() => {
+      const seen = new Set<string>();
+      for (const card of document.querySelectorAll("article.card")) {
+        for (let el = card.parentElement; el; el = el.parentElement) {
+          if (getComputedStyle(el).display.includes("grid"))
+            seen.add(`${el.tagName.toLowerCase()}.${[...el.classList].filter((c: string) => !c.startsWith("svelte-")).join(".")}`);
+        }
+      }
+      return [...seen];
+    });
+    assert.deepEqual(grids, []);
+    assert.deepEqual(errors, []);
+  });
 
   test("the finished and the long-paused are folded into groups with their counts; the rest stay on top", async () => {
     const data = cards();

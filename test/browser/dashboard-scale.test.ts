@@ -6,13 +6,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { Step } from "../../common/model.ts";
+import { gridsAroundCards } from "./card-ancestors.ts";
 import { chromiumAvailable, launchChromiumBeside } from "./chromium.ts";
 import { FAKE_GW, fakeSettings, fakeSnapshot, installFake, servePages, type FakeCard } from "./fake-desk.ts";
 import type { StaticServer } from "./server.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
-declare const getComputedStyle: any;
 
 const chromium = chromiumAvailable();
 const WAIT = { timeout: 15_000 };
@@ -118,16 +118,7 @@ describe("dashboard at 300 pinned cards (FAKE desk)", { skip: chromium.ok ? fals
   test("between the page and a widget only the card grid is a grid: a minute's tick of every time text lays out no nested grid", async () => {
     // Issue 21: a grid lays its items out again to size its rows; six of them nested around every widget
     // doubled the layout a tick of 1,000 time texts costs. One-column stacks are flex columns.
-    const grids = await page.evaluate(() => {
-      const seen = new Set<string>();
-      for (const card of document.querySelectorAll("article.card")) {
-        for (let el = card.parentElement; el; el = el.parentElement) {
-          if (getComputedStyle(el).display.includes("grid"))
-            seen.add(`${el.tagName.toLowerCase()}.${[...el.classList].filter((c: string) => !c.startsWith("svelte-")).join(".")}`);
-        }
-      }
-      return [...seen];
-    });
+    const grids = await gridsAroundCards(page);
     assert.deepEqual(grids, ["ul.grid"]);
   });
 

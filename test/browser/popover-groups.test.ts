@@ -7,6 +7,7 @@ import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import type { DeskChange, Step } from "../../common/model.ts";
 import { GROUP_PAGE } from "../../renderer/lib/card-groups.ts";
+import { gridsAroundCards } from "./card-ancestors.ts";
 import { chromiumAvailable } from "./chromium.ts";
 import { emitChange, FAKE_GW, fakeEntry, fakeSettings, fakeSnapshot, installFake, sessionRow, type FakeCard } from "./fake-desk.ts";
 import { pageSuite } from "./page-suite.ts";
@@ -14,7 +15,6 @@ import { clickWhenSteady } from "./steady-layout.ts";
 
 // Callbacks below run inside the page; the Node-side program has no DOM types.
 declare const document: any;
-declare const getComputedStyle: any;
 
 const chromium = chromiumAvailable();
 const DAY = 24 * 60 * 60_000;
@@ -68,16 +68,7 @@ describe("popover groups at 300 cards (FAKE desk)", { skip: chromium.ok ? false 
     const { page, errors } = await open();
     await clickWhenSteady(groupToggle(page, "idle")); // a group's cards too
     assert.ok((await page.locator('[data-group="idle"] article.card').count()) > 0);
-    const grids = await page.evaluate(() => {
-      const seen = new Set<string>();
-      for (const card of document.querySelectorAll("article.card")) {
-        for (let el = card.parentElement; el; el = el.parentElement) {
-          if (getComputedStyle(el).display.includes("grid"))
-            seen.add(`${el.tagName.toLowerCase()}.${[...el.classList].filter((c: string) => !c.startsWith("svelte-")).join(".")}`);
-        }
-      }
-      return [...seen];
-    });
+    const grids = await gridsAroundCards(page);
     assert.deepEqual(grids, []);
     assert.deepEqual(errors, []);
   });

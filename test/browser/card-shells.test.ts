@@ -378,10 +378,11 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
 
   test("popover: a start-up's stream in clumps with pauses stays one load: later clumps are batched, not drawn card by card", async () => {
     const data = cards().slice(0, 160);
-    const { page } = await open("popover", data);
     // 8 clumps of 20 changes, two a task about 4 ms apart, 300 ms between clumps: how a start-up's cards reach
     // the page (the host's reads come back in clumps). Only the first clump's first cards, before
-    // the load is known, are drawn one by one.
+    // the load is known, are drawn one by one. A pause must outlast a batch (LOAD_BATCH_MS) and stay
+    // below the linger (LOAD_LINGER_MS): on a slow machine a late timer can make one too long, and the
+    // run then says nothing; it is tried again on a fresh page (at most 3 runs).
     const CLUMPS = 8;
     const PER_CLUMP = 20;
     const changes: DeskChange[] = data.map((c, i) => ({
@@ -389,38 +390,44 @@ describe("long lists drawn light (FAKE desk, 300 cards with realistic notes)", {
       gatewayId: FAKE_GW,
       entry: fakeEntry({ ...c, revision: 2, markdown: `Clumped note ${i}` }),
     }));
-    await page.evaluate(countPageUpdates);
-    const result = await page.evaluate(
-      async ({ all, clumps, perClump }: { all: unknown[]; clumps: number; perClump: number }) => {
-        const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
-        const pauses: number[] = [];
-        for (let k = 0; k < clumps; k++) {
-          // Two changes a task, as the host's messages carry them in a load: a busy machine's slow
-          // timers must not make the clump itself too sparse to be a load.
-          for (let j = 0; j < perClump; j += 2)
-            await new Promise<void>((r) =>
-              setTimeout(() => {
-                fake.emit(all[k * perClump + j]);
-                fake.emit(all[k * perClump + j + 1]);
-                r();
-              }, 0),
-            );
-          const t = performance.now();
-          await new Promise<void>((r) => setTimeout(r, 300));
-          pauses.push(performance.now() - t);
-        }
-        return { updates: (globalThis as unknown as { __pageUpdates: number }).__pageUpdates, pauses };
-      },
-      { all: changes as unknown[], clumps: CLUMPS, perClump: PER_CLUMP },
-    );
-    // A load that ended at each pause: every clump would start with about 8 cards drawn one by one (60 or more).
-    assert.ok(
-      Math.max(...result.pauses) < 450,
-      `pauses of ${result.pauses.map((p) => p.toFixed(0)).join(", ")} ms: longer than a load lingers`,
-    );
-    assert.ok(result.updates <= 30, `${result.updates} page updates for ${CLUMPS} clumps of ${PER_CLUMP} changes`);
-    for (let i = 0; i < data.length; i += 9) await page.getByText(`Clumped note ${i}`, { exact: true }).waitFor(WAIT);
-    await page.getByText(`Clumped note ${data.length - 1}`, { exact: true }).waitFor(WAIT);
+    const inconclusive: string[] = [];
+    for (let run = 1; run <= 3; run++) {
+      const { page } = await open("popover", data);
+      await page.evaluate(countPageUpdates);
+      const result = await page.evaluate(
+        async ({ all, clumps, perClump }: { all: unknown[]; clumps: number; perClump: number }) => {
+          const fake = (globalThis as unknown as { __fakeDesk: { emit(c: unknown): void } }).__fakeDesk;
+          const pauses: number[] = [];
+          for (let k = 0; k < clumps; k++) {
+            // Two changes a task, as the host's messages carry them in a load: a busy machine's slow
+            // timers must not make the clump itself too sparse to be a load.
+            for (let j = 0; j < perClump; j += 2)
+              await new Promise<void>((r) =>
+                setTimeout(() => {
+                  fake.emit(all[k * perClump + j]);
+                  fake.emit(all[k * perClump + j + 1]);
+                  r();
+                }, 0),
+              );
+            const t = performance.now();
+            await new Promise<void>((r) => setTimeout(r, 300));
+            pauses.push(performance.now() - t);
+          }
+          return { updates: (globalThis as unknown as { __pageUpdates: number }).__pageUpdates, pauses };
+        },
+        { all: changes as unknown[], clumps: CLUMPS, perClump: PER_CLUMP },
+      );
+      if (Math.max(...result.pauses) >= 450) {
+        inconclusive.push(result.pauses.map((p) => p.toFixed(0)).join(", "));
+        continue;
+      }
+      // A load that ended at each pause: every clump would start with about 8 cards drawn one by one (60 or more).
+      assert.ok(result.updates <= 30, `${result.updates} page updates for ${CLUMPS} clumps of ${PER_CLUMP} changes`);
+      for (let i = 0; i < data.length; i += 9) await page.getByText(`Clumped note ${i}`, { exact: true }).waitFor(WAIT);
+      await page.getByText(`Clumped note ${data.length - 1}`, { exact: true }).waitFor(WAIT);
+      return;
+    }
+    assert.fail(`every run had a pause longer than a load lingers: ${inconclusive.map((p) => `[${p}] ms`).join("; ")}`);
   });
 
   test("popover: a long load's batches come further and further apart (250 ms, 500 ms, then at most a second)", async () => {

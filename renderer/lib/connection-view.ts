@@ -149,7 +149,6 @@ export function credentialBanner(storage: CredentialStorage | null | undefined):
   };
 }
 
-/** One short word for lists (Settings, dashboard). */
 /**
  * Whether a Gateway's first reading of its cards can still be going on (until its roster was read,
  * `cardsKnown`): connected, or on its first try to connect. One that failed to connect is not: its
@@ -159,6 +158,7 @@ export function firstLoadGoesOn(c: ConnectionState): boolean {
   return c.state === "connected" || (c.state === "connecting" && c.attempt <= 1);
 }
 
+/** One short word for lists (Settings, dashboard). */
 export function connectionWord(state: ConnectionState): string {
   switch (state.state) {
     case "connected":
